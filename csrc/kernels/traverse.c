@@ -1,0 +1,177 @@
+/* traverse.c - the mcalibrator kernel; see traverse.h. */
+#include "traverse.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "../hpcb.h"
+#include "../memory.h"
+#include "../team.h"
+#include "../timer.h"
+
+int hpcb_traverse_check(const struct hpcb_traverse_params *p)
+{
+    if (p == NULL || p->stride_bytes == 0 || p->stride_bytes % sizeof(int) != 0)
+        return HPCB_EINVAL;
+    if (p->array_bytes < p->stride_bytes || p->array_bytes % p->stride_bytes != 0)
+        return HPCB_EINVAL;
+    /* Offsets between slots are stored in an int. */
+    if (p->array_bytes / sizeof(int) > (size_t)INT_MAX)
+        return HPCB_EINVAL;
+    if (p->order != HPCB_ORDER_SEQUENTIAL && p->order != HPCB_ORDER_RANDOM)
+        return HPCB_EINVAL;
+    if (p->min_accesses == 0 || p->min_accesses > ((size_t)1 << 40))
+        return HPCB_EINVAL;
+    return HPCB_OK;
+}
+
+size_t hpcb_traverse_accesses_per_sample(const struct hpcb_traverse_params *p)
+{
+    size_t slots = p->array_bytes / p->stride_bytes;
+    size_t rounds = (p->min_accesses + slots - 1) / slots;
+    return rounds * slots;
+}
+
+/* splitmix64: small, fast and good enough to shuffle slots. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Write the cycle into the array. Slot 0 always starts it. */
+static int link_slots(int *a, size_t slots, size_t stride_ints, int order, uint64_t seed)
+{
+    if (order == HPCB_ORDER_SEQUENTIAL) {
+        for (size_t s = 0; s + 1 < slots; s++)
+            a[s * stride_ints] = (int)stride_ints;
+        a[(slots - 1) * stride_ints] = -(int)((slots - 1) * stride_ints);
+        return HPCB_OK;
+    }
+    size_t *visit = malloc(slots * sizeof *visit);
+    if (visit == NULL)
+        return HPCB_ENOMEM;
+    for (size_t s = 0; s < slots; s++)
+        visit[s] = s;
+    /* Fisher-Yates on visit[1..]: a uniformly random cycle starting at 0. */
+    uint64_t state = seed;
+    for (size_t s = slots - 1; s > 1; s--) {
+        size_t k = 1 + (size_t)(next_random(&state) % s);
+        size_t tmp = visit[s];
+        visit[s] = visit[k];
+        visit[k] = tmp;
+    }
+    for (size_t s = 0; s < slots; s++) {
+        size_t from = visit[s] * stride_ints;
+        size_t to = visit[(s + 1) % slots] * stride_ints;
+        a[from] = (int)((ptrdiff_t)to - (ptrdiff_t)from);
+    }
+    free(visit);
+    return HPCB_OK;
+}
+
+/* The timed loop: `steps` dependent loads starting at slot 0. */
+static size_t chase(const int *restrict a, size_t steps)
+{
+    ptrdiff_t j = 0;
+    for (; steps >= 8; steps -= 8) {
+        j += a[j]; j += a[j]; j += a[j]; j += a[j];
+        j += a[j]; j += a[j]; j += a[j]; j += a[j];
+    }
+    for (; steps > 0; steps--)
+        j += a[j];
+    return (size_t)j;
+}
+
+/* Number of slots visited before the chain returns to slot 0, or 0 if it
+ * leaves the array: proves the chain is one cycle through every slot. */
+static size_t cycle_length(const int *a, size_t slots, size_t stride_ints)
+{
+    size_t limit = slots * stride_ints;
+    ptrdiff_t j = 0;
+    size_t n = 0;
+    do {
+        j += a[j];
+        n++;
+        if (j < 0 || (size_t)j >= limit || (size_t)j % stride_ints != 0 || n > slots)
+            return 0;
+    } while (j != 0);
+    return n;
+}
+
+int hpcb_traverse(const struct hpcb_traverse_params *p, double *ticks, double *ns,
+                  size_t nsamples)
+{
+    int rc = hpcb_traverse_check(p);
+    if (rc != HPCB_OK)
+        return rc;
+    if (ticks == NULL || ns == NULL || nsamples == 0)
+        return HPCB_EINVAL;
+
+    struct hpcb_region region;
+    rc = hpcb_region_alloc(&region, p->array_bytes, p->page_mode);
+    if (rc != HPCB_OK)
+        return rc;
+    int *a = region.data;
+    size_t slots = p->array_bytes / p->stride_bytes;
+    size_t stride_ints = p->stride_bytes / sizeof(int);
+
+    rc = link_slots(a, slots, stride_ints, p->order, p->seed);
+    if (rc == HPCB_OK && cycle_length(a, slots, stride_ints) != slots)
+        rc = HPCB_ECHECK;
+    if (rc != HPCB_OK)
+        goto out;
+
+    size_t per_sample = hpcb_traverse_accesses_per_sample(p);
+    for (size_t w = 0; w < p->warmup_traversals; w++)
+        hpcb_sink_size(chase(a, slots));
+
+    for (size_t i = 0; i < nsamples; i++) {
+        HPCB_COMPILER_BARRIER();
+        uint64_t n0 = hpcb_now_ns();
+        uint64_t t0 = hpcb_ticks();
+        size_t end = chase(a, per_sample);
+        uint64_t t1 = hpcb_ticks();
+        uint64_t n1 = hpcb_now_ns();
+        HPCB_COMPILER_BARRIER();
+        hpcb_sink_size(end);
+        /* Whole traversals end where they began. */
+        if (end != 0) {
+            rc = HPCB_ECHECK;
+            goto out;
+        }
+        ticks[i] = (double)(t1 - t0) / (double)per_sample;
+        ns[i] = (double)(n1 - n0) / (double)per_sample;
+    }
+out:
+    hpcb_region_free(&region);
+    return rc;
+}
+
+struct team_job {
+    const struct hpcb_traverse_params *params;
+    double *ticks;
+    double *ns;
+    size_t nsamples;
+};
+
+static int team_member(void *arg, size_t member)
+{
+    struct team_job *job = arg;
+    size_t off = member * job->nsamples;
+    return hpcb_traverse(job->params, job->ticks + off, job->ns + off, job->nsamples);
+}
+
+int hpcb_traverse_team(const struct hpcb_traverse_params *p, const unsigned *pus,
+                       size_t nmembers, double *ticks, double *ns, size_t nsamples)
+{
+    int rc = hpcb_traverse_check(p);
+    if (rc != HPCB_OK)
+        return rc;
+    if (ticks == NULL || ns == NULL || nsamples == 0)
+        return HPCB_EINVAL;
+    struct team_job job = {.params = p, .ticks = ticks, .ns = ns, .nsamples = nsamples};
+    return hpcb_team_run(pus, nmembers, team_member, &job, NULL);
+}

@@ -1,0 +1,187 @@
+/* py_kernels.c - glue for the memory-hierarchy kernels. Validation here gives
+ * messages that state the rule; the kernels check again and refuse anyway. */
+#include "glue.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "hpcb.h"
+#include "kernels/traverse.h"
+#include "memory.h"
+
+/* Parse the traversal parameters shared by traverse() and traverse_team(). */
+static int parse_traverse(struct hpcb_traverse_params *p,
+                          Py_ssize_t *nsamples, unsigned long long array_bytes,
+                          unsigned long long stride_bytes, int order,
+                          unsigned long long seed, unsigned long long min_accesses,
+                          unsigned long long warmup, Py_ssize_t samples, int page_mode)
+{
+    if (array_bytes == 0) {
+        PyErr_SetString(PyExc_ValueError, "array size must be positive");
+        return -1;
+    }
+    if (stride_bytes == 0 || stride_bytes % sizeof(int) != 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "stride must be a positive multiple of sizeof(int) (%zu bytes), got %llu",
+                     sizeof(int), stride_bytes);
+        return -1;
+    }
+    if (array_bytes < stride_bytes || array_bytes % stride_bytes != 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "array size must be a multiple of the stride (%llu bytes), got %llu",
+                     stride_bytes, array_bytes);
+        return -1;
+    }
+    if (array_bytes / sizeof(int) > (unsigned long long)INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "array size must be at most %llu bytes, got %llu",
+                     (unsigned long long)INT_MAX * sizeof(int), array_bytes);
+        return -1;
+    }
+    if (order != HPCB_ORDER_SEQUENTIAL && order != HPCB_ORDER_RANDOM) {
+        PyErr_Format(PyExc_ValueError, "order must be 0 (sequential) or 1 (random), got %d", order);
+        return -1;
+    }
+    if (min_accesses == 0 || min_accesses > (1ull << 40)) {
+        PyErr_Format(PyExc_ValueError, "min_accesses must be between 1 and 2**40, got %llu",
+                     min_accesses);
+        return -1;
+    }
+    if (samples <= 0) {
+        PyErr_Format(PyExc_ValueError, "samples must be positive, got %zd", samples);
+        return -1;
+    }
+    if (page_mode != HPCB_PAGES_NORMAL && page_mode != HPCB_PAGES_HUGE &&
+        page_mode != HPCB_PAGES_SYSTEM) {
+        PyErr_Format(PyExc_ValueError, "page_mode must be 0, 1 or 2, got %d", page_mode);
+        return -1;
+    }
+    *p = (struct hpcb_traverse_params){
+        .array_bytes = (size_t)array_bytes, .stride_bytes = (size_t)stride_bytes,
+        .order = order, .seed = seed, .min_accesses = (size_t)min_accesses,
+        .warmup_traversals = (size_t)warmup, .page_mode = page_mode};
+    *nsamples = samples;
+    return 0;
+}
+
+static char *traverse_keywords[] = {"array_bytes", "stride_bytes", "order", "seed",
+                                    "min_accesses", "warmup", "samples", "page_mode", NULL};
+
+static PyObject *traverse(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    unsigned long long array_bytes, stride_bytes, seed = 1, min_accesses = 1, warmup = 1;
+    int order = HPCB_ORDER_SEQUENTIAL, page_mode = HPCB_PAGES_NORMAL;
+    Py_ssize_t samples = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KK|iKKKni", traverse_keywords,
+                                     &array_bytes, &stride_bytes, &order, &seed,
+                                     &min_accesses, &warmup, &samples, &page_mode))
+        return NULL;
+    struct hpcb_traverse_params p;
+    Py_ssize_t n;
+    if (parse_traverse(&p, &n, array_bytes, stride_bytes, order, seed, min_accesses,
+                       warmup, samples, page_mode) != 0)
+        return NULL;
+
+    npy_intp dims[1] = {n};
+    PyObject *ticks = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    PyObject *ns = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (ticks == NULL || ns == NULL) {
+        Py_XDECREF(ticks);
+        Py_XDECREF(ns);
+        return NULL;
+    }
+    double *t = PyArray_DATA((PyArrayObject *)ticks), *s = PyArray_DATA((PyArrayObject *)ns);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_traverse(&p, t, s, (size_t)n);
+    Py_END_ALLOW_THREADS
+    if (rc != HPCB_OK) {
+        Py_DECREF(ticks);
+        Py_DECREF(ns);
+        return hpcb_raise(rc, "traverse");
+    }
+    return Py_BuildValue("NNn", ticks, ns, (Py_ssize_t)hpcb_traverse_accesses_per_sample(&p));
+}
+
+static char *team_keywords[] = {"pus", "array_bytes", "stride_bytes", "order", "seed",
+                                "min_accesses", "warmup", "samples", "page_mode", NULL};
+
+static PyObject *traverse_team(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *pus_obj;
+    unsigned long long array_bytes, stride_bytes, seed = 1, min_accesses = 1, warmup = 1;
+    int order = HPCB_ORDER_SEQUENTIAL, page_mode = HPCB_PAGES_NORMAL;
+    Py_ssize_t samples = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OKK|iKKKni", team_keywords, &pus_obj,
+                                     &array_bytes, &stride_bytes, &order, &seed,
+                                     &min_accesses, &warmup, &samples, &page_mode))
+        return NULL;
+    struct hpcb_traverse_params p;
+    Py_ssize_t n;
+    if (parse_traverse(&p, &n, array_bytes, stride_bytes, order, seed, min_accesses,
+                       warmup, samples, page_mode) != 0)
+        return NULL;
+
+    PyObject *fast = PySequence_Fast(pus_obj, "pus must be a sequence of PU OS indexes");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t members = PySequence_Fast_GET_SIZE(fast);
+    if (members == 0 || members > 65536) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "a team needs 1 to 65536 PUs, got %zd", members);
+        return NULL;
+    }
+    unsigned *pus = malloc((size_t)members * sizeof *pus);
+    if (pus == NULL) {
+        Py_DECREF(fast);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < members; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v < 0 || v > (long)UINT32_MAX) {
+            free(pus);
+            Py_DECREF(fast);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "PU index must be a non-negative int, got %ld", v);
+            return NULL;
+        }
+        pus[i] = (unsigned)v;
+    }
+    Py_DECREF(fast);
+
+    npy_intp dims[2] = {members, n};
+    PyObject *ticks = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    PyObject *ns = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (ticks == NULL || ns == NULL) {
+        free(pus);
+        Py_XDECREF(ticks);
+        Py_XDECREF(ns);
+        return NULL;
+    }
+    double *t = PyArray_DATA((PyArrayObject *)ticks), *s = PyArray_DATA((PyArrayObject *)ns);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_traverse_team(&p, pus, (size_t)members, t, s, (size_t)n);
+    Py_END_ALLOW_THREADS
+    free(pus);
+    if (rc != HPCB_OK) {
+        Py_DECREF(ticks);
+        Py_DECREF(ns);
+        if (rc == HPCB_EBIND || rc == HPCB_EINVAL)
+            PyErr_SetString(PyExc_ValueError,
+                            "traverse_team: could not bind a member; is every PU on this machine "
+                            "and allowed to this process?");
+        else
+            hpcb_raise(rc, "traverse_team");
+        return NULL;
+    }
+    return Py_BuildValue("NNn", ticks, ns, (Py_ssize_t)hpcb_traverse_accesses_per_sample(&p));
+}
+
+PyMethodDef hpcb_kernel_methods[] = {
+    {"traverse", (PyCFunction)(void (*)(void))traverse, METH_VARARGS | METH_KEYWORDS,
+     "traverse(array_bytes, stride_bytes, order=0, seed=1, min_accesses=1, warmup=1, "
+     "samples=1, page_mode=0) -> (ticks_per_access, ns_per_access, accesses_per_sample)"},
+    {"traverse_team", (PyCFunction)(void (*)(void))traverse_team, METH_VARARGS | METH_KEYWORDS,
+     "traverse_team(pus, array_bytes, stride_bytes, ...) -> 2-D arrays, one row per PU"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,216 @@
+"""Cache levels and sizes from an mcalibrator sweep (Servet 2010, Fig. 4).
+
+Pure functions of (sizes, cycles per access): no hardware, no MPI.
+
+The paper reads peaks of the gradient C[k+1]/C[k]. Real curves are noisy
+(other tenants, frequency changes), so before looking for rises we fit the
+curve with the closest non-decreasing sequence (isotonic regression): time per
+access cannot fall when the array grows, so dips are noise and pooling them
+removes spurious gradient peaks without shifting real ones. The gradient of
+that fit is 1 on plateaus and above 1 where the array stops fitting a level.
+
+* The first rise is L1: its size is the last size before the rise.
+* A later rise confined to a single step is a cache whose misses start at one
+  size (virtually indexed or page-coloured): that size, method "peak".
+* A rise spread over several steps, or one still going at the largest sizes,
+  is a physically indexed cache: the probabilistic algorithm (Fig. 3) on that
+  range of the sweep, method "probabilistic".
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import numpy as np
+
+from .. import _validate
+from .probabilistic import estimate_size
+
+#: A step of the fitted curve counts as rising above this relative increase.
+DEFAULT_STEP_THRESHOLD = 0.02
+#: A gradient valley splits a rise in two when its excess over 1 is at most
+#: this fraction of the smaller of the peaks on either side.
+VALLEY_DEPTH = 0.35
+#: A run of rising steps is a cache level only if the time per access grows
+#: by at least this factor across it.
+DEFAULT_MIN_RISE = 1.25
+
+
+@dataclass(frozen=True)
+class CacheLevel:
+    """One cache level found in the sweep."""
+
+    level: int                    #: 1, 2, ...
+    size: int                     #: bytes
+    method: str                   #: "peak" or "probabilistic"
+    range: tuple                  #: (first, last) sweep size analysed, bytes
+    ways: Optional[int] = None    #: associativity of the best probabilistic fit
+    divergence: Optional[float] = None  #: its divergence (sum of |MR - P|)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["range"] = list(self.range)
+        return d
+
+
+@dataclass(frozen=True)
+class Rise:
+    """Indexes into the sweep: the curve climbs from sizes[start] to sizes[end]."""
+
+    start: int
+    end: int
+    factor: float
+    cut_before: bool = False  #: start is a valley cut, not a plateau
+    cut_after: bool = False   #: end is a valley cut, not a plateau
+
+
+def gradient(cycles) -> np.ndarray:
+    """C[k+1] / C[k] for k = 0 .. n-2, as in the paper's Fig. 2(b)."""
+    c = np.asarray(cycles, dtype=float)
+    return c[1:] / c[:-1]
+
+
+def monotone_fit(values) -> np.ndarray:
+    """Least-squares non-decreasing fit (pool-adjacent-violators)."""
+    values = np.asarray(values, dtype=float)
+    means, weights, counts = [], [], []
+    for v in values:
+        means.append(v)
+        weights.append(1.0)
+        counts.append(1)
+        while len(means) > 1 and means[-2] > means[-1]:
+            w = weights[-2] + weights[-1]
+            m = (means[-2] * weights[-2] + means[-1] * weights[-1]) / w
+            c = counts[-2] + counts[-1]
+            del means[-1], weights[-1], counts[-1]
+            means[-1], weights[-1], counts[-1] = m, w, c
+    return np.repeat(means, counts)
+
+
+def _split_at_valleys(grad, start, end):
+    """Split the rise [start, end) of step indexes where the gradient has a
+    valley between two peaks: two caches whose rises touch (Dunnington's L2
+    and L3). A valley counts when its excess over 1 is at most half the excess
+    of the smaller neighbouring peak."""
+    excess = grad[start:end] - 1.0
+    cuts = []
+    for v in range(1, excess.size - 1):
+        if not (excess[v] <= excess[v - 1] and excess[v] <= excess[v + 1]):
+            continue
+        last_cut = cuts[-1] if cuts else 0
+        left, right = excess[last_cut:v].max(), excess[v + 1:].max()
+        if excess[v] <= VALLEY_DEPTH * min(left, right):
+            cuts.append(v)
+    bounds = [start] + [start + c for c in cuts] + [end]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_MIN_RISE):
+    """Rises of the monotone fit, as Rise(start, end, factor) in sweep order:
+    runs of consecutive steps rising by more than `step_threshold`, split at
+    gradient valleys, that climb by at least `min_rise` overall."""
+    fit = monotone_fit(cycles)
+    grad = gradient(fit)
+    rising = grad > 1.0 + step_threshold
+    rises, k, n = [], 0, rising.size
+    while k < n:
+        if not rising[k]:
+            k += 1
+            continue
+        start = k
+        while k < n and rising[k]:
+            k += 1
+        pieces = _split_at_valleys(grad, start, k)
+        for a, b in pieces:
+            factor = fit[b] / fit[a]
+            if factor >= min_rise:
+                rises.append(Rise(start=a, end=b, factor=float(factor),
+                                  cut_before=a != start, cut_after=b != k))
+    return rises
+
+
+def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 20,
+                     linear_step: int = 256 << 10, per_octave: int = 8,
+                     step_threshold: float = DEFAULT_STEP_THRESHOLD,
+                     min_rise: float = DEFAULT_MIN_RISE) -> np.ndarray:
+    """Extra sizes (bytes) to measure inside each rise of a first sweep.
+
+    The paper's grid doubles up to 2 MiB, so a rise there is seen at a
+    handful of points: too few to tell a 48 KiB L1 from a 32 KiB one, or to
+    pin a physically indexed L2. Between consecutive sizes of every rise this
+    adds `per_octave` geometric steps below `linear_from` and `linear_step`
+    steps above it, all multiples of `stride`, never already in `sizes`.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    extra = set()
+    for rise in find_rises(cycles, step_threshold, min_rise):
+        lo = max(rise.start - 1, 0)
+        for a, b in zip(sizes[lo:rise.end], sizes[lo + 1:rise.end + 1]):
+            if b <= linear_from:
+                points = a * 2.0 ** (np.arange(1, per_octave * np.log2(b / a)) / per_octave)
+            else:
+                points = np.arange(a + linear_step, b, linear_step, dtype=float)
+            for x in points:
+                snapped = int(round(x / stride)) * stride
+                if a < snapped < b:
+                    extra.add(snapped)
+    extra -= set(int(s) for s in sizes)
+    return np.array(sorted(extra), dtype=np.int64)
+
+
+def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
+                    step_threshold: float = DEFAULT_STEP_THRESHOLD,
+                    min_rise: float = DEFAULT_MIN_RISE, model: str = "lines",
+                    selection: str = "simplest") -> list:
+    """Cache levels, smallest first, from sizes (bytes) and cycles per access.
+
+    Returns a list of CacheLevel with .level, .size (bytes) and .method
+    ("peak" or "probabilistic"). page_size (bytes) is the page size the sweep
+    ran on; it sets the probabilistic model's page sets. refined, if given, is
+    a boolean mask of sizes added by refinement_sizes(): rises are detected on
+    the other sizes (the paper's grid, whose steps the thresholds assume) and
+    every size inside a rise's range feeds its estimate.
+    """
+    sizes = _validate.sweep_array("sizes", sizes)
+    cycles = _validate.sweep_array("cycles", cycles)
+    if sizes.shape != cycles.shape:
+        raise ValueError(f"sizes and cycles must have the same length, got {sizes.size} and {cycles.size}")
+    if sizes.size < 3:
+        raise ValueError(f"a sweep needs at least 3 sizes, got {sizes.size}")
+    if np.any(np.diff(sizes) <= 0):
+        raise ValueError("sizes must be strictly increasing")
+    _validate.positive_int("page_size", page_size)
+    if not step_threshold > 0:
+        raise ValueError(f"step_threshold must be positive, got {step_threshold}")
+    if not min_rise > 1:
+        raise ValueError(f"min_rise must be above 1, got {min_rise}")
+    base = np.ones(sizes.size, dtype=bool) if refined is None else ~np.asarray(refined, dtype=bool)
+    if base.shape != sizes.shape or base.sum() < 3:
+        raise ValueError("refined must be a boolean mask like sizes, leaving at least 3 base sizes")
+
+    base_sizes, base_cycles = sizes[base], cycles[base]
+    fit = monotone_fit(cycles)
+    levels = []
+    for i, rise in enumerate(find_rises(base_cycles, step_threshold, min_rise)):
+        number = i + 1
+        single_step = rise.end - rise.start == 1
+        unfinished = rise.end == base_sizes.size - 1
+        if number == 1 or (single_step and not unfinished):
+            # The peak of the gradient: the last size before the steepest step.
+            inside = np.flatnonzero((sizes >= base_sizes[rise.start]) & (sizes <= base_sizes[rise.end]))
+            steps = gradient(fit[inside])
+            peak = inside[int(np.argmax(steps))]
+            levels.append(CacheLevel(level=number, size=int(sizes[peak]), method="peak",
+                                     range=(int(base_sizes[rise.start]), int(base_sizes[rise.end]))))
+            continue
+        # The rise plus one plateau point on each side anchors the hit time
+        # and the miss overhead of the miss-rate normalisation.
+        # A valley cut is already the boundary with the neighbouring cache.
+        lo = base_sizes[rise.start if rise.cut_before else max(rise.start - 1, 0)]
+        hi = base_sizes[rise.end if rise.cut_after else min(rise.end + 1, base_sizes.size - 1)]
+        inside = (sizes >= lo) & (sizes <= hi)
+        fitted = estimate_size(sizes[inside], fit[inside], page_size=page_size, model=model,
+                               selection=selection)
+        levels.append(CacheLevel(level=number, size=fitted.size, method="probabilistic",
+                                 range=(int(lo), int(hi)), ways=fitted.ways, divergence=fitted.divergence))
+    return levels

@@ -1,0 +1,214 @@
+"""Servet's probabilistic cache-size algorithm (Servet 2010, Fig. 3).
+
+A physically indexed, K-way cache of CS bytes with pages of PS bytes has
+CS / (K * PS) page sets: groups of sets that one page can map to. If the OS
+places virtual pages on physical pages at random, the number X of the NP
+traversed pages that land in one page set follows B(NP, K * PS / CS), and
+P(X > K) is the expected miss rate. For every candidate (CS, K) the measured
+miss rates are compared with that prediction; the size is the statistical
+mode of CS among the five candidates with the smallest divergence.
+
+Pure NumPy: no hardware, no MPI.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Associativities tried. Real caches use 1-24, 32 and a few larger values.
+DEFAULT_WAYS = tuple(range(1, 25)) + (28, 32, 48, 64)
+
+#: Candidate sizes per octave: 128 steps, so 1.25 MiB, 35.75 MiB, 9 MiB and
+#: every other size with at most seven significant bits is a candidate.
+STEPS_PER_OCTAVE = 128
+
+
+@dataclass(frozen=True)
+class ProbabilisticFit:
+    """Outcome of the probabilistic algorithm on one range of sizes."""
+
+    size: int                 #: estimated cache size, bytes
+    ways: int                 #: associativity of the best candidate of that size
+    divergence: float         #: sum |MR - P(X > K)| of that candidate
+    best: tuple               #: the five best (size, ways, divergence), best first
+
+
+def candidate_sizes(low: float, high: float, granule: int = 1024) -> np.ndarray:
+    """Candidate cache sizes in [low, high] (bytes): 128 steps per octave.
+
+    Within the octave [2**e, 2**(e+1)) the step is 2**e / 128, never below
+    `granule` bytes.
+    """
+    if not (0 < low <= high):
+        raise ValueError(f"candidate range must satisfy 0 < low <= high, got {low}..{high}")
+    sizes = []
+    e = int(np.floor(np.log2(low)))
+    while 2.0 ** e <= high:
+        base = 2 ** e
+        step = max(granule, base // STEPS_PER_OCTAVE)
+        sizes.extend(range(base, 2 * base, step))
+        e += 1
+    arr = np.array(sorted(set(sizes)), dtype=np.int64)
+    return arr[(arr >= low) & (arr <= high)]
+
+
+def binomial_tail(n: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """P(X > k) for X ~ B(n, p), elementwise with broadcasting.
+
+    Computed as 1 - P(X <= k) by summing the pmf in log space, which stays
+    accurate for the large n (tens of thousands of pages) and small p here.
+    """
+    n = np.asarray(n, dtype=float)
+    p = np.asarray(p, dtype=float)
+    k = np.asarray(k, dtype=int)
+    n, p, k = np.broadcast_arrays(n, p, k)
+    p = np.clip(p, 1e-300, 1.0)
+    log_q = np.log1p(-np.minimum(p, 1.0 - 1e-16))
+    log_ratio_p = np.log(p) - log_q
+    log_pmf = n * log_q  # log P(X = 0)
+    cdf = np.exp(log_pmf)
+    for x in range(0, int(k.max(initial=0))):
+        # P(X = x+1) = P(X = x) * (n - x) / (x + 1) * p / (1 - p)
+        valid = n > x
+        with np.errstate(divide="ignore"):
+            step = np.where(valid, np.log(np.maximum(n - x, 1e-300)) - np.log(x + 1) + log_ratio_p, -np.inf)
+        log_pmf = log_pmf + step
+        cdf = cdf + np.where(x + 1 <= k, np.exp(log_pmf), 0.0)
+    tail = 1.0 - np.minimum(cdf, 1.0)
+    return np.where(p >= 1.0, (n > k).astype(float), tail)
+
+
+def miss_rates(cycles: np.ndarray) -> np.ndarray:
+    """Miss rate per size from cycles per access (Fig. 3, first loop)."""
+    cycles = np.asarray(cycles, dtype=float)
+    hit_time = cycles.min()
+    miss_overhead = cycles.max() - hit_time
+    if miss_overhead <= 0:
+        return np.zeros_like(cycles)
+    return (cycles - hit_time) / miss_overhead
+
+
+#: Miss-rate models: "paper" is P(X > K), the probability that a page set
+#: overflows, as printed in Fig. 3; "lines" is the expected fraction of pages
+#: that sit in an overflowing page set, P(B(NP-1, p) >= K), which is the miss
+#: rate of a cyclic traversal under LRU (every line of an overflowing set
+#: misses; a page is in its set with probability proportional to X).
+MODELS = ("lines", "paper")
+
+
+def predicted_miss_rate(pages, p, ways, model="lines"):
+    """Expected miss rate for NP = `pages` pages, page-set probability p."""
+    if model == "paper":
+        return binomial_tail(pages, p, ways)
+    if model == "lines":
+        return binomial_tail(np.maximum(np.asarray(pages, dtype=float) - 1.0, 0.0), p,
+                             np.asarray(ways) - 1)
+    raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+
+
+#: How the size is chosen from the divergences. "mode": the statistical mode
+#: of CS over the five candidates with the lowest divergence (the paper).
+#: "simplest": among the sizes whose best divergence is within `tolerance` of
+#: the overall best, the one with the fewest significant bits. A sweep with
+#: 1 MiB steps cannot tell 2.00 MiB from 2.03 MiB; the fine candidate grid
+#: (needed for 1.25 MiB or 35.75 MiB caches) would otherwise report noise.
+SELECTIONS = ("simplest", "mode")
+#: How cycles become miss rates: "range" as printed in Fig. 3 (min and max of
+#: the range), or "fit": hit time and miss overhead fitted per candidate.
+NORMALISATIONS = ("fit", "range")
+DEFAULT_TOLERANCE = 0.25
+
+
+def estimate_size(sizes, cycles, page_size: int = 4096, ways=DEFAULT_WAYS,
+                  candidates=None, model: str = "lines", selection: str = "simplest",
+                  tolerance: float = DEFAULT_TOLERANCE, normalisation: str = "fit") -> ProbabilisticFit:
+    """Estimate one physically indexed cache size from a range of the sweep.
+
+    sizes: traversed array sizes (bytes) covering the rise of the curve, with
+    some flat points on both sides; cycles: time per access at those sizes.
+    candidates: cache sizes to try (bytes); default: candidate_sizes over the
+    span of `sizes`.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    cycles = np.asarray(cycles, dtype=float)
+    if sizes.ndim != 1 or sizes.shape != cycles.shape or sizes.size < 3:
+        raise ValueError("sizes and cycles must be 1-D arrays of the same length, at least 3")
+    if page_size <= 0:
+        raise ValueError(f"page_size must be positive, got {page_size}")
+    if candidates is None:
+        candidates = candidate_sizes(sizes.min(), sizes.max())
+    candidates = np.asarray(candidates, dtype=float)
+    ways_arr = np.asarray(ways, dtype=int)
+
+    pages = sizes / page_size
+    # Shapes: (candidate size, ways, sweep size).
+    cs = candidates[:, None, None]
+    k = ways_arr[None, :, None]
+    p = k * page_size / cs
+    predicted = predicted_miss_rate(pages[None, None, :], p, k, model)
+    if normalisation == "range":
+        # The paper: hit time = min C, miss overhead = max C - min C.
+        mr = miss_rates(cycles)
+        divergence = np.abs(mr[None, None, :] - predicted).sum(axis=2)
+    elif normalisation == "fit":
+        # Hit time a and miss overhead b fitted per candidate (least squares of
+        # C = a + b * P), so plateau points that are not quite flat (a
+        # neighbouring cache already missing) do not skew the miss rates.
+        pm = predicted.mean(axis=2, keepdims=True)
+        cm = cycles.mean()
+        var = ((predicted - pm) ** 2).sum(axis=2, keepdims=True)
+        cov = ((predicted - pm) * (cycles - cm)).sum(axis=2, keepdims=True)
+        b = np.where(var > 0, cov / np.where(var > 0, var, 1.0), 0.0)
+        a = cm - b * pm
+        span = max(cycles.max() - cycles.min(), 1e-300)
+        divergence = np.abs(cycles - a - b * predicted).sum(axis=2) / span
+        divergence = np.where(b[..., 0] > 0, divergence, np.inf)
+    else:
+        raise ValueError(f"normalisation must be one of {', '.join(NORMALISATIONS)}, got {normalisation!r}")
+    # A page set must hold at least one page: K * PS <= CS.
+    divergence = np.where(ways_arr[None, :] * page_size <= candidates[:, None], divergence, np.inf)
+
+    flat = np.argsort(divergence, axis=None, kind="stable")[:5]
+    best = []
+    for idx in flat:
+        ci, ki = np.unravel_index(idx, divergence.shape)
+        best.append((int(candidates[ci]), int(ways_arr[ki]), float(divergence[ci, ki])))
+
+    if selection == "mode":
+        size = _mode_of_sizes(best)
+    elif selection == "simplest":
+        size = _simplest_size(candidates, divergence.min(axis=1), tolerance)
+    else:
+        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+    row = int(np.flatnonzero(candidates == size)[0])
+    ki = int(np.argmin(divergence[row]))
+    return ProbabilisticFit(size=int(size), ways=int(ways_arr[ki]), divergence=float(divergence[row, ki]),
+                            best=tuple(best))
+
+
+def significant_bits(size: int) -> int:
+    """Bits between the highest and lowest set bit: 2 MiB -> 1, 1.25 MiB -> 3."""
+    size = int(size)
+    while size and size % 2 == 0:
+        size //= 2
+    return size.bit_length()
+
+
+def _simplest_size(candidates, divergence_per_size, tolerance):
+    """The size with the fewest significant bits among those fitting within
+    (1 + tolerance) of the best fit; ties go to the better fit."""
+    best = float(np.min(divergence_per_size))
+    limit = best * (1.0 + tolerance) + 1e-12
+    admissible = np.flatnonzero(divergence_per_size <= limit)
+    chosen = min(admissible, key=lambda i: (significant_bits(int(candidates[i])), divergence_per_size[i]))
+    return int(candidates[chosen])
+
+
+def _mode_of_sizes(best):
+    """Most frequent size among the best candidates; ties go to the better fit."""
+    counts = {}
+    for rank, (size, _, _) in enumerate(best):
+        count, first = counts.get(size, (0, rank))
+        counts[size] = (count + 1, first)
+    return max(counts, key=lambda s: (counts[s][0], -counts[s][1]))
