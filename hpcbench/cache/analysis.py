@@ -31,6 +31,13 @@ DEFAULT_STEP_THRESHOLD = 0.02
 #: A gradient valley splits a rise in two when its excess over 1 is at most
 #: this fraction of the smaller of the peaks on either side.
 VALLEY_DEPTH = 0.35
+#: Each piece of a rise split at a valley must climb by this factor.
+MIN_SPLIT_RISE = 2.0
+#: A size is still on the plateau before a sharp rise while its time is
+#: within this fraction of the rise above the plateau.
+PLATEAU_BAND = 0.1
+#: Flat steps tolerated inside one rise.
+MAX_GAP = 2
 #: A run of rising steps is a cache level only if the time per access grows
 #: by at least this factor across it.
 DEFAULT_MIN_RISE = 1.25
@@ -105,6 +112,28 @@ def _split_at_valleys(grad, start, end):
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+def _merge_weak_pieces(pieces, fit, grad):
+    """Two caches whose rises touch each multiply the access time several
+    fold; a piece that climbs less than MIN_SPLIT_RISE is noise in a broad
+    rise, so it joins the neighbour across the shallower valley."""
+    pieces = list(pieces)
+    while len(pieces) > 1:
+        factors = [fit[b] / fit[a] for a, b in pieces]
+        weakest = int(np.argmin(factors))
+        if factors[weakest] >= MIN_SPLIT_RISE:
+            break
+        if weakest == 0:
+            other = 1
+        elif weakest == len(pieces) - 1:
+            other = weakest - 1
+        else:  # the boundary step with the larger gradient is the shallower valley
+            left_cut, right_cut = pieces[weakest][0], pieces[weakest][1]
+            other = weakest - 1 if grad[left_cut] >= grad[right_cut] else weakest + 1
+        i, j = sorted((weakest, other))
+        pieces[i:j + 1] = [(pieces[i][0], pieces[j][1])]
+    return pieces
+
+
 def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_MIN_RISE):
     """Rises of the monotone fit, as Rise(start, end, factor) in sweep order:
     runs of consecutive steps rising by more than `step_threshold`, split at
@@ -120,7 +149,14 @@ def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_M
         start = k
         while k < n and rising[k]:
             k += 1
-        pieces = _split_at_valleys(grad, start, k)
+            # A flat step or two inside a broad rise is noise (1 MiB steps at
+            # tens of MiB rise by ~1% each): keep going if it rises again.
+            gap = 1
+            while k + gap <= n and gap <= MAX_GAP and k + gap - 1 < n and not rising[k + gap - 1]:
+                gap += 1
+            if k < n and not rising[k] and k + gap - 1 < n and gap <= MAX_GAP and rising[k + gap - 1]:
+                k += gap - 1
+        pieces = _merge_weak_pieces(_split_at_valleys(grad, start, k), fit, grad)
         for a, b in pieces:
             factor = fit[b] / fit[a]
             if factor >= min_rise:
@@ -130,7 +166,7 @@ def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_M
 
 
 def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 20,
-                     linear_step: int = 256 << 10, per_octave: int = 8,
+                     linear_step: int = 256 << 10, per_octave: int = 8, fine_steps: int = 64,
                      step_threshold: float = DEFAULT_STEP_THRESHOLD,
                      min_rise: float = DEFAULT_MIN_RISE) -> np.ndarray:
     """Extra sizes (bytes) to measure inside each rise of a first sweep.
@@ -139,14 +175,18 @@ def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 
     handful of points: too few to tell a 48 KiB L1 from a 32 KiB one, or to
     pin a physically indexed L2. Between consecutive sizes of every rise this
     adds `per_octave` geometric steps below `linear_from` and `linear_step`
-    steps above it, all multiples of `stride`, never already in `sizes`.
+    steps above it, all multiples of `stride`, never already in `sizes`. An
+    interval of at most `fine_steps` strides is filled at every stride, so a
+    sharp (virtually indexed) edge is found to the stride.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     extra = set()
     for rise in find_rises(cycles, step_threshold, min_rise):
         lo = max(rise.start - 1, 0)
         for a, b in zip(sizes[lo:rise.end], sizes[lo + 1:rise.end + 1]):
-            if b <= linear_from:
+            if (b - a) // stride <= fine_steps:
+                points = np.arange(a + stride, b, stride, dtype=float)
+            elif b <= linear_from:
                 points = a * 2.0 ** (np.arange(1, per_octave * np.log2(b / a)) / per_octave)
             else:
                 points = np.arange(a + linear_step, b, linear_step, dtype=float)
@@ -189,6 +229,7 @@ def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
         raise ValueError("refined must be a boolean mask like sizes, leaving at least 3 base sizes")
 
     base_sizes, base_cycles = sizes[base], cycles[base]
+    base_cycles_fit = monotone_fit(base_cycles)
     fit = monotone_fit(cycles)
     levels = []
     for i, rise in enumerate(find_rises(base_cycles, step_threshold, min_rise)):
@@ -196,10 +237,14 @@ def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
         single_step = rise.end - rise.start == 1
         unfinished = rise.end == base_sizes.size - 1
         if number == 1 or (single_step and not unfinished):
-            # The peak of the gradient: the last size before the steepest step.
-            inside = np.flatnonzero((sizes >= base_sizes[rise.start]) & (sizes <= base_sizes[rise.end]))
-            steps = gradient(fit[inside])
-            peak = inside[int(np.argmax(steps))]
+            # The peak position: the largest size still on the plateau before
+            # the rise (refined sizes make this finer than the paper's grid).
+            # Search from the base size before the steepest base step.
+            steep = rise.start + int(np.argmax(gradient(base_cycles_fit)[rise.start:rise.end]))
+            inside = np.flatnonzero((sizes >= base_sizes[steep]) & (sizes <= base_sizes[rise.end]))
+            ref, top = fit[inside[0]], fit[inside[-1]]
+            plateau = ref + min(step_threshold * ref, PLATEAU_BAND * (top - ref))
+            peak = inside[np.flatnonzero(fit[inside] <= plateau)[-1]]
             levels.append(CacheLevel(level=number, size=int(sizes[peak]), method="peak",
                                      range=(int(base_sizes[rise.start]), int(base_sizes[rise.end]))))
             continue
