@@ -1,0 +1,198 @@
+"""Run the mcalibrator sweep on this machine (Servet 2010, Fig. 1).
+
+The timed loops are in C (hpcbench._core.traverse); this module chooses the
+sizes, binds the thread, repeats, and keeps every raw sample.
+
+Repetition design: the whole list of sizes is swept `passes` times, each
+pass allocating every array anew. A noisy burst from another tenant then
+touches one pass of a few sizes instead of a contiguous stretch of the curve,
+and each pass draws a new virtual-to-physical page placement, so the value
+per size estimates the expected miss rate that the probabilistic model
+predicts. Per pass the median of `samples` timings is kept; across passes
+the trimmed mean (without the highest and lowest pass, from 5 passes on).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _core, _validate
+from ..binding import bound_to
+from .analysis import refinement_sizes
+
+ORDERS = {"sequential": 0, "random": 1}
+PAGE_MODES = {"normal": 0, "huge": 1, "system": 2}
+#: Array sizes above this share of the memory available now are refused.
+SAFE_MEMORY_SHARE = 0.25
+#: "auto" order picks random when the sequential traversal of the largest
+#: array is faster than this fraction of the random one: a prefetcher follows
+#: the constant stride and the curve would show no memory level.
+PREFETCH_RATIO = 0.5
+
+
+@dataclass
+class CacheSweep:
+    """What measure() returns. Unpacks as (sizes, cycles) for scripts."""
+
+    sizes: np.ndarray            #: bytes, increasing
+    cycles: np.ndarray           #: TSC ticks per access (robust mean over passes)
+    ns: np.ndarray               #: nanoseconds per access
+    refined: np.ndarray          #: True for sizes added by refinement
+    samples_cycles: np.ndarray   #: raw, shape (sizes, passes, samples)
+    samples_ns: np.ndarray       #: raw, same shape
+    accesses_per_sample: np.ndarray
+    parameters: dict = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter((self.sizes, self.cycles))
+
+
+def default_max_size(topology) -> int:
+    """About twice the largest data cache hwloc reports (64 MiB if none),
+    a multiple of 1 MiB, within the safe share of available memory."""
+    caches = [c.size for c in topology.caches if c.kind != "instruction"]
+    target = 2 * max(caches) if caches else 64 << 20
+    target = -(-target // (1 << 20)) * (1 << 20)
+    return min(target, max(safe_memory_limit() // (1 << 20), 4) * (1 << 20))
+
+
+def safe_memory_limit() -> int:
+    try:
+        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        available = 1 << 30
+    return int(available * SAFE_MEMORY_SHARE)
+
+
+def sweep_sizes(min_size: int, max_size: int, stride: int) -> np.ndarray:
+    """The paper's grid: doubling from min_size up to 2 MiB, then 1 MiB steps."""
+    sizes, s = [], min_size
+    while s < (2 << 20) and s <= max_size:
+        sizes.append(s)
+        s *= 2
+    s = max(-(-s // (1 << 20)) * (1 << 20), 2 << 20)
+    while s <= max_size:
+        sizes.append(s)
+        s += 1 << 20
+    return np.array([x for x in sizes if x % stride == 0], dtype=np.int64)
+
+
+def check_parameters(min_size, max_size, stride, passes, samples, order, pages, min_accesses):
+    """Validate measure()'s arguments; raises ValueError naming the rule."""
+    stride = _validate.positive_int("stride", stride)
+    if stride % 4:
+        raise ValueError(f"stride must be a positive multiple of sizeof(int) (4 bytes), got {stride}")
+    min_size = _validate.positive_int("min_size", min_size)
+    max_size = _validate.positive_int("max_size", max_size)
+    if min_size % stride:
+        raise ValueError(f"min_size must be a multiple of the stride ({stride} bytes), got {min_size}")
+    if max_size < min_size:
+        raise ValueError(f"max_size ({max_size} bytes) must not be below min_size ({min_size} bytes)")
+    limit = safe_memory_limit()
+    if max_size > limit:
+        raise ValueError(f"max_size must fit in {SAFE_MEMORY_SHARE:.0%} of available memory "
+                         f"({_validate.format_size(limit)}), got {_validate.format_size(max_size)}")
+    if max_size // 4 > 2**31 - 1:
+        raise ValueError("max_size must be below 8 GiB (offsets are stored in an int)")
+    _validate.positive_int("passes", passes)
+    _validate.positive_int("samples", samples)
+    _validate.positive_int("min_accesses", min_accesses)
+    if order not in ("auto",) + tuple(ORDERS):
+        raise ValueError(f"order must be auto, sequential or random, got {order!r}")
+    if pages not in PAGE_MODES:
+        raise ValueError(f"pages must be normal, huge or system, got {pages!r}")
+    return min_size, max_size, stride
+
+
+def robust_mean(per_pass: np.ndarray) -> np.ndarray:
+    """Mean over the last axis without its extremes when there are 5 or more."""
+    if per_pass.shape[-1] >= 5:
+        ordered = np.sort(per_pass, axis=-1)[..., 1:-1]
+        return ordered.mean(axis=-1)
+    return per_pass.mean(axis=-1)
+
+
+def choose_order(max_size, stride, pages, min_accesses):
+    """Time the largest array both ways; see PREFETCH_RATIO."""
+    common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=PAGE_MODES[pages])
+    seq = float(np.median(_core.traverse(max_size, stride, order=0, **common)[0]))
+    rnd = float(np.median(_core.traverse(max_size, stride, order=1, seed=7, **common)[0]))
+    order = "random" if seq < PREFETCH_RATIO * rnd else "sequential"
+    return order, {"sequential_cycles": seq, "random_cycles": rnd, "size": max_size}
+
+
+def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup, seed, progress, label):
+    shape = (len(sizes), passes, samples)
+    cyc, ns = np.empty(shape), np.empty(shape)
+    acc = np.zeros(len(sizes), dtype=np.int64)
+    for p in range(passes):
+        for i, size in enumerate(sizes):
+            t, n, a = _core.traverse(int(size), stride, order=ORDERS[order], seed=seed + 7919 * p + i,
+                                     min_accesses=min_accesses, warmup=warmup, samples=samples,
+                                     page_mode=PAGE_MODES[pages])
+            cyc[i, p], ns[i, p], acc[i] = t, n, a
+        if progress:
+            progress(f"{label}: pass {p + 1}/{passes} done")
+    return cyc, ns, acc
+
+
+def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 1024, order: str = "auto",
+            passes: int = 5, samples: int = 3, min_accesses: int = 1 << 17, warmup: int = 2,
+            pu: int | None = None, pages: str = "normal", refine: bool = True, seed: int = 12345,
+            topology=None, progress=None) -> CacheSweep:
+    """Sweep array sizes and time dependent loads through them.
+
+    Sizes (bytes) double from min_size up to 2 MiB, then grow by 1 MiB up to
+    max_size (default: about twice the largest cache hwloc reports). The
+    calling thread is bound to `pu` (default: the first PU it may use) and
+    the binding is restored afterwards. order: "sequential" (Servet's constant
+    stride), "random" (one random cycle through the same stride-spaced slots)
+    or "auto" (random only where a prefetcher follows the stride). pages:
+    "normal" (default: base pages, as the probabilistic model assumes),
+    "huge" or "system". refine adds sizes inside each rise of the first sweep.
+    Returns a CacheSweep; `sizes, cycles = measure()` also works.
+    """
+    from ..topology import Topology
+
+    topology = topology or Topology.load()
+    if max_size is None:
+        max_size = default_max_size(topology)
+    min_size, max_size, stride = check_parameters(min_size, max_size, stride, passes, samples, order,
+                                                  pages, min_accesses)
+    _validate.non_negative_int("warmup", warmup)
+    if pu is None:
+        pu = _core.thread_binding()[0]
+    if pu not in topology.pu_indexes:
+        raise ValueError(f"pu must be one of this machine's PUs {topology.pu_indexes}, got {pu}")
+    sizes = sweep_sizes(min_size, max_size, stride)
+    if sizes.size < 3:
+        raise ValueError(f"the sweep from {min_size} to {max_size} bytes has {sizes.size} sizes; it needs at least 3")
+
+    with bound_to(pu):
+        probe = None
+        if order == "auto":
+            order, probe = choose_order(int(sizes[-1]), stride, pages, min_accesses)
+        cyc, ns, acc = _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup,
+                                      seed, progress, "cache sweep")
+        refined = np.zeros(sizes.size, dtype=bool)
+        if refine:
+            extra = refinement_sizes(sizes, robust_mean(np.median(cyc, axis=2)), stride=stride)
+            if extra.size:
+                c2, n2, a2 = _measure_sizes(extra, stride, order, pages, passes, samples, min_accesses,
+                                            warmup, seed + 1, progress, "refinement")
+                sizes = np.concatenate([sizes, extra])
+                cyc, ns, acc = np.concatenate([cyc, c2]), np.concatenate([ns, n2]), np.concatenate([acc, a2])
+                refined = np.concatenate([refined, np.ones(extra.size, dtype=bool)])
+                keep = np.argsort(sizes, kind="stable")
+                sizes, cyc, ns, acc, refined = sizes[keep], cyc[keep], ns[keep], acc[keep], refined[keep]
+
+    params = {"min_size": min_size, "max_size": max_size, "stride": stride, "order": order,
+              "order_requested": "auto" if probe else order, "order_probe": probe, "passes": passes,
+              "samples": samples, "min_accesses": min_accesses, "warmup_traversals": warmup, "pu": pu,
+              "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE") if pages != "huge" else 2 << 20,
+              "refine": refine, "seed": seed}
+    return CacheSweep(sizes=sizes, cycles=robust_mean(np.median(cyc, axis=2)),
+                      ns=robust_mean(np.median(ns, axis=2)), refined=refined, samples_cycles=cyc,
+                      samples_ns=ns, accesses_per_sample=acc, parameters=params)

@@ -1,0 +1,154 @@
+"""Command line: python -m hpcbench {run,list,show}.
+
+A thin layer over the API. Usage errors print one line and exit 2, on one
+rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import __version__
+from ._validate import parse_size
+from .suite import REGISTRY, default_suite
+
+
+class UsageError(Exception):
+    """Bad input: one line for the user, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _size(text):
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="hpcbench", description="Characterise HPC nodes and clusters by benchmarking them.")
+    parser.add_argument("--version", action="version", version=f"hpcbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run benchmarks (default: the default suite) and write a results file",
+                         description="Run benchmarks; node-local ones run once per node under mpiexec.")
+    run.add_argument("benchmarks", nargs="*", metavar="BENCHMARK", help="names from `hpcbench list`")
+    run.add_argument("-o", "--output", default="hpcbench-results.json", help="results file (default: %(default)s)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    cache = run.add_argument_group("cache benchmark")
+    cache.add_argument("--cache-min", type=_size, default=1024, metavar="SIZE", help="smallest array (default 1KiB)")
+    cache.add_argument("--cache-max", type=_size, default=None, metavar="SIZE",
+                       help="largest array (default: about twice the largest cache hwloc reports)")
+    cache.add_argument("--cache-stride", type=_size, default=1024, metavar="SIZE", help="distance between loads (default 1KiB)")
+    cache.add_argument("--cache-order", choices=["auto", "sequential", "random"], default="auto",
+                       help="visiting order (default auto: random where a prefetcher follows the stride)")
+    cache.add_argument("--cache-pages", choices=["normal", "huge", "system"], default="normal",
+                       help="page kind of the arrays (default normal)")
+    cache.add_argument("--cache-passes", type=int, default=5, metavar="N", help="sweeps over all sizes (default 5)")
+    cache.add_argument("--cache-samples", type=int, default=3, metavar="N", help="timings per size per pass (default 3)")
+    cache.add_argument("--cache-pu", type=int, default=None, metavar="PU", help="PU OS index to bind to")
+    cache.add_argument("--no-cache-refine", action="store_true", help="do not add sizes inside detected rises")
+
+    sub.add_parser("list", help="list the benchmarks", description="List the benchmarks and the default suite.")
+    show = sub.add_parser("show", help="print a summary of a results file", description="Summarise a results file.")
+    show.add_argument("results", metavar="RESULTS.json")
+    return parser
+
+
+def _cache_options(args) -> dict:
+    opts = {"min_size": args.cache_min, "stride": args.cache_stride, "order": args.cache_order,
+            "pages": args.cache_pages, "passes": args.cache_passes, "samples": args.cache_samples,
+            "pu": args.cache_pu, "refine": not args.no_cache_refine}
+    if args.cache_max is not None:
+        opts["max_size"] = args.cache_max
+    return opts
+
+
+def _validate_run(args, topology):
+    unknown = [n for n in args.benchmarks if n not in REGISTRY]
+    if unknown:
+        raise UsageError(f"hpcbench run: unknown benchmark {unknown[0]!r}; choose from {', '.join(REGISTRY)}")
+    from .cache.measure import check_parameters, default_max_size
+    o = _cache_options(args)
+    try:
+        check_parameters(o["min_size"], o.get("max_size") or default_max_size(topology), o["stride"],
+                         o["passes"], o["samples"], o["order"], o["pages"], 1)
+    except ValueError as e:
+        raise UsageError(f"hpcbench run: {e}") from None
+    if o["pu"] is not None and o["pu"] not in topology.pu_indexes:
+        raise UsageError(f"hpcbench run: --cache-pu must be one of {topology.pu_indexes}, got {o['pu']}")
+
+
+def _cmd_run(args) -> int:
+    from mpi4py import MPI
+
+    from .runner import run_suite
+    from .show import summary
+    from .topology import Topology
+
+    comm = MPI.COMM_WORLD
+    topology = Topology.load()
+    _validate_run(args, topology)
+    names = args.benchmarks or default_suite()
+    try:
+        results = run_suite(names, {"cache": _cache_options(args)}, args.output, comm, topology, quiet=args.quiet)
+    except ValueError as e:
+        raise UsageError(f"hpcbench run: {e}") from None
+    if comm.Get_rank() == 0:
+        sys.stdout.write(summary(results))
+        print(f"results written to {args.output}")
+        return 1 if any(r.get("status") != "ok" for r in results.benchmarks) else 0
+    return 0
+
+
+def _cmd_list(args) -> int:
+    default = set(default_suite())
+    for b in REGISTRY.values():
+        mark = "*" if b.name in default else " "
+        print(f"{mark} {b.name:<16} {b.summary} [{b.scope}]")
+    print("* = in the default suite")
+    return 0
+
+
+def _cmd_show(args) -> int:
+    from .results import ResultsError, load
+    from .show import summary
+
+    try:
+        sys.stdout.write(summary(load(args.results)))
+    except ResultsError as e:
+        raise UsageError(f"hpcbench show: {e}") from None
+    return 0
+
+
+def _is_rank_zero() -> bool:
+    mpi = sys.modules.get("mpi4py.MPI")
+    return mpi is None or not mpi.Is_initialized() or mpi.COMM_WORLD.Get_rank() == 0
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return {"run": _cmd_run, "list": _cmd_list, "show": _cmd_show}[args.command](args)
+    except UsageError as e:
+        if _is_rank_zero():
+            print(f"{e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hpcbench: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # one line for users; the traceback on request
+        if os.environ.get("HPCBENCH_DEBUG"):
+            raise
+        print(f"hpcbench: internal error: {type(e).__name__}: {e} (set HPCBENCH_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 1
