@@ -1,0 +1,113 @@
+"""The command line: real runs, summaries and one-line errors."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import hpcbench
+from hpcbench.topology import Topology
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SMALL = ["--cache-max", "3MiB", "--cache-passes", "2", "--cache-samples", "2", "-q"]
+
+
+def cli(*args, timeout=300):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "hpcbench", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("run") / "r.json")
+    proc = cli("run", "cache", "-o", out, *SMALL)
+    return proc, out
+
+
+def test_run_writes_results_with_hwloc_beside_measured(small_run):
+    proc, out = small_run
+    assert proc.returncode == 0, proc.stderr
+    res = hpcbench.load(out)
+    rec = res.get("cache")
+    assert rec["status"] == "ok"
+    assert rec["parameters"]["max_size"] == 3 << 20
+    ctx = res.context
+    for key in ("date", "hosts", "cpu_model", "mpi", "build", "timer", "transparent_huge_pages", "topology"):
+        assert key in ctx
+    assert ctx["timer"]["ticks_per_ns"] > 0
+    levels = rec["derived"]["levels"]
+    assert levels and all("hwloc_size" in lv for lv in levels)
+    raw = rec["raw"]
+    assert len(raw["cycles_per_access"]) == len(raw["sizes"])
+    assert len(raw["cycles_per_access"][0]) == 2 and len(raw["cycles_per_access"][0][0]) == 2
+    # L1 is found by a sharp peak; on a real machine it must match hwloc.
+    hw_l1 = [c.size for c in Topology.load().data_caches_of(rec["parameters"]["pu"]) if c.level == 1]
+    if hw_l1:
+        assert levels[0]["size"] == hw_l1[0]
+    assert "cache levels on" in proc.stdout and "results written to" in proc.stdout
+
+
+def test_show_prints_the_summary(small_run):
+    _, out = small_run
+    proc = cli("show", out)
+    assert proc.returncode == 0
+    assert "L1" in proc.stdout and "hwloc" in proc.stdout
+
+
+def test_list():
+    proc = cli("list")
+    assert proc.returncode == 0 and "cache" in proc.stdout
+
+
+def test_help_everywhere():
+    for args in ([], ["run"], ["show"], ["list"]):
+        proc = cli(*args, "--help")
+        assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["show", "/nonexistent/results.json"], "results file not found"),
+    (["run", "--cache-max", "-5"], "a size is a number"),
+    (["run", "--cache-stride", "3"], "stride must be a positive multiple of sizeof(int)"),
+    (["run", "--cache-min", "64KiB", "--cache-max", "32KiB"], "must not be below min_size"),
+    (["run", "--cache-max", "100000GiB"], "available memory"),
+    (["run", "--cache-passes", "0"], "passes must be a positive integer"),
+    (["run", "--cache-pu", "100000"], "--cache-pu must be one of"),
+    (["run", "nosuchbench"], "unknown benchmark 'nosuchbench'"),
+    (["run", "cache", "-o", "/nonexistent-dir/r.json", "--cache-max", "1MiB"], "output folder does not exist"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    proc = cli(*args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_show_damaged_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    proc = cli("show", str(bad))
+    assert proc.returncode == 2 and "damaged or truncated" in proc.stderr
+
+
+def test_failed_benchmark_keeps_earlier_results(tmp_path, monkeypatch):
+    """A benchmark that fails becomes a 'failed' record; the file still holds
+    the context and every finished record."""
+    from hpcbench import runner, suite
+    from mpi4py import MPI
+
+    def broken(options, topology, progress):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setitem(suite.REGISTRY, "broken", suite.Benchmark("broken", "fails", "node", broken))
+    monkeypatch.setattr(runner, "REGISTRY", suite.REGISTRY)
+    out = str(tmp_path / "r.json")
+    opts = {"cache": {"max_size": 1 << 20, "passes": 1, "samples": 1, "refine": False}}
+    runner.run_suite(["cache", "broken"], opts, out, MPI.COMM_WORLD, Topology.load(), quiet=True)
+    data = json.load(open(out))
+    assert [b["status"] for b in data["benchmarks"]] == ["ok", "failed"]
+    assert "simulated failure" in data["benchmarks"][1]["error"]

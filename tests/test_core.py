@@ -1,0 +1,112 @@
+"""The C kernels through hpcbench._core. tools/sanitize.sh runs this file
+against an ASan + UBSan build of the extension."""
+import os
+
+import numpy as np
+import pytest
+
+from hpcbench import _core
+
+
+def test_build_is_the_expected_one():
+    info = _core.build_info()
+    assert info["hwloc_api_compiled"].split(".")[0] == info["hwloc_api_runtime"].split(".")[0]
+    if os.environ.get("HPCB_EXPECT_SANITIZED"):
+        assert info["sanitized"] is True
+
+
+def test_timer_calibration_is_consistent():
+    t = _core.timer_calibrate(30)
+    assert t["ticks_per_ns"] > 0
+    assert t["overhead_ticks"] >= 0 and t["resolution_ticks"] > 0
+    assert 0 < t["overhead_ns"] < 100_000
+    # Two calibrations agree on the tick rate within 1%.
+    assert _core.timer_calibrate(30)["ticks_per_ns"] == pytest.approx(t["ticks_per_ns"], rel=0.01)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_traverse_returns_positive_times_and_the_accesses(order):
+    ticks, ns, accesses = _core.traverse(64 << 10, 1024, order=order, min_accesses=5000, warmup=1, samples=4)
+    assert ticks.shape == ns.shape == (4,)
+    assert np.all(ticks > 0) and np.all(ns > 0)
+    assert accesses == 5056  # whole traversals of 64 slots: ceil(5000/64)*64
+
+
+def test_traverse_with_one_slot():
+    ticks, ns, accesses = _core.traverse(1024, 1024, min_accesses=100, samples=2)
+    assert accesses == 100 and np.all(ticks > 0)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(array_bytes=4096, stride_bytes=3), "stride must be a positive multiple of sizeof"),
+    (dict(array_bytes=4096, stride_bytes=0), "stride must be a positive multiple"),
+    (dict(array_bytes=0, stride_bytes=1024), "array size must be positive"),
+    (dict(array_bytes=1500, stride_bytes=1024), "multiple of the stride"),
+    (dict(array_bytes=4096, stride_bytes=1024, order=5), "order must be"),
+    (dict(array_bytes=4096, stride_bytes=1024, samples=0), "samples must be positive"),
+    (dict(array_bytes=4096, stride_bytes=1024, min_accesses=0), "min_accesses"),
+    (dict(array_bytes=4096, stride_bytes=1024, page_mode=9), "page_mode"),
+    (dict(array_bytes=16 << 30, stride_bytes=1024), "at most"),
+])
+def test_traverse_refuses_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        _core.traverse(**kwargs)
+
+
+def test_huge_and_system_pages_run():
+    for mode in (1, 2):
+        try:
+            ticks, _, _ = _core.traverse(4 << 20, 1024, order=1, page_mode=mode, min_accesses=4096, samples=1)
+        except OSError:
+            pytest.skip("madvise(MADV_HUGEPAGE) is not available here")
+        assert ticks[0] > 0
+
+
+def test_team_runs_one_row_per_pu():
+    pus = _core.thread_binding()
+    ticks, ns, _ = _core.traverse_team(pus, 256 << 10, 1024, order=1, min_accesses=4096, samples=3)
+    assert ticks.shape == (len(pus), 3) and np.all(ticks > 0)
+
+
+def test_team_refuses_a_pu_that_does_not_exist():
+    with pytest.raises(ValueError, match="could not bind"):
+        _core.traverse_team([10**6], 4096, 1024)
+    with pytest.raises(ValueError, match="1 to 65536"):
+        _core.traverse_team([], 4096, 1024)
+
+
+def test_binding_round_trip():
+    before = _core.thread_binding()
+    _core.bind_thread([before[0]])
+    assert _core.thread_binding() == [before[0]]
+    _core.bind_thread(before)
+    assert _core.thread_binding() == before
+    with pytest.raises(ValueError):
+        _core.bind_thread([10**6])
+
+
+def test_topology_of_this_machine():
+    d = _core.topology_describe(0)
+    pus = [o for o in d["objects"] if o["type"] == "PU"]
+    assert d["is_this_system"] and len(pus) >= 1
+    assert all(o["cpuset"] == [o["os_index"]] for o in pus)
+
+
+def test_topology_from_synthetic_and_bad_descriptions():
+    d = _core.topology_describe(2, "pack:2 l2:2(size=1MiB) core:2 pu:1")
+    l2 = [o for o in d["objects"] if o.get("cache_level") == 2]
+    assert len(l2) == 4 and all(o["cache_size"] == 1 << 20 and len(o["cpuset"]) == 2 for o in l2)
+    with pytest.raises(ValueError, match="could not load"):
+        _core.topology_describe(2, "this is not hwloc")
+    with pytest.raises(ValueError, match="could not load"):
+        _core.topology_describe(1, "/nonexistent/topology.xml")
+
+
+def test_barrier_kernel_through_mpi4py():
+    from mpi4py import MPI
+    ns = _core.barrier_times(MPI.COMM_SELF, 2, 10)
+    assert ns.shape == (10,) and np.all(ns >= 0)
+    with pytest.raises(ValueError, match="COMM_NULL"):
+        _core.barrier_times(MPI.COMM_NULL)
+    with pytest.raises(ValueError, match="samples > 0"):
+        _core.barrier_times(MPI.COMM_SELF, 1, 0)

@@ -1,0 +1,78 @@
+"""Results files: round trip, atomic writes, and clear errors."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import hpcbench
+from hpcbench.results import FORMAT_VERSION, Results, ResultsError, check_writable
+
+
+def sample():
+    return Results({"date": "2026-01-01", "hosts": ["a"]},
+                   [{"name": "cache", "node": "a", "status": "ok",
+                     "raw": {"sizes": np.array([1024, 2048]), "x": np.float64("nan")},
+                     "derived": {"levels": [{"level": 1, "size": np.int64(32768)}]}}])
+
+
+def test_round_trip(tmp_path):
+    path = str(tmp_path / "r.json")
+    sample().save(path)
+    r = hpcbench.load(path)
+    assert r.get("cache")["raw"]["sizes"] == [1024, 2048]
+    assert r.get("cache")["raw"]["x"] is None  # NaN is not JSON
+    assert r.get("cache", node="a")["derived"]["levels"][0]["size"] == 32768
+    assert r.names() == ["cache"]
+    with pytest.raises(KeyError):
+        r.get("memory")
+    assert [f for f in os.listdir(tmp_path) if f != "r.json"] == []  # no temporary left
+
+
+def test_readers_ignore_unknown_fields(tmp_path):
+    path = tmp_path / "r.json"
+    data = sample().to_dict()
+    data["future_field"] = {"a": 1}
+    data["benchmarks"][0]["another"] = 3
+    sample().save(str(path))
+    text = json.loads(path.read_text())
+    text.update(future_field=1)
+    path.write_text(json.dumps(text))
+    assert hpcbench.load(str(path)).get("cache")["status"] == "ok"
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "not found"),
+    ('{"format": "hpcbench-results", "format_version": 1, "cont', "damaged or truncated"),
+    ('{"format": "hpcbench-results", "format_version": 99, "context": {}, "benchmarks": []}', "version 99"),
+    ('{"hello": 1}', "not an hpcbench results file"),
+    ('{"format": "hpcbench-results", "format_version": 1}', "missing context"),
+    ('{"format": "hpcbench-results", "format_version": 1, "context": {}, "benchmarks": [{}]}', "has no name"),
+])
+def test_bad_files_give_one_line(tmp_path, content, message):
+    path = tmp_path / "r.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(ResultsError, match=message) as err:
+        hpcbench.load(str(path))
+    assert "\n" not in str(err.value)
+
+
+def test_truncated_real_file(tmp_path):
+    path = tmp_path / "r.json"
+    sample().save(str(path))
+    path.write_text(path.read_text()[:-40])
+    with pytest.raises(ResultsError, match="truncated"):
+        hpcbench.load(str(path))
+
+
+def test_check_writable(tmp_path):
+    check_writable(str(tmp_path / "ok.json"))
+    with pytest.raises(ValueError, match="does not exist"):
+        check_writable("/nonexistent-folder/r.json")
+    with pytest.raises(ValueError, match="is a directory"):
+        check_writable(str(tmp_path))
+
+
+def test_format_version_constant():
+    assert sample().to_dict()["format_version"] == FORMAT_VERSION == 1

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install what hpcbench needs on a fresh Debian/Ubuntu machine, then build it.
+# Idempotent: skips what is already there. Uses the current python3 (or $PYTHON).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+
+need_apt=()
+command -v mpicc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
+command -v mpiexec >/dev/null 2>&1 || need_apt+=(openmpi-bin)
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+pkg-config --exists hwloc 2>/dev/null || need_apt+=(libhwloc-dev)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "hpcbench install: installing Debian packages: ${need_apt[*]}"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+            echo "hpcbench install: error: need root or sudo to install ${need_apt[*]}" >&2; exit 1
+        fi
+    fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# Build-time and test dependencies first, then the package itself without
+# build isolation, so it compiles against this environment's NumPy and mpi4py.
+$PYTHON -m pip install -q --disable-pip-version-check "setuptools>=61" wheel "numpy>=1.23" "mpi4py>=3.1" \
+    "pytest>=7" "matplotlib>=3.5" 2>&1 | grep -v "Running pip as the 'root' user" || true
+$PYTHON -m pip install -q --disable-pip-version-check --no-build-isolation -e . 2>&1 \
+    | grep -v "Running pip as the 'root' user" || true
+$PYTHON -c "import hpcbench._core" || { echo "hpcbench install: error: the extension did not build" >&2; exit 1; }
+echo "hpcbench install: ready ($($PYTHON -c 'import hpcbench._core as c; print(c.build_info()["compiler"])'))"

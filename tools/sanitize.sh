@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Build hpcbench._core with AddressSanitizer + UndefinedBehaviorSanitizer into
+# build-sanitize/ and run the kernel tests against it. CPython itself is not
+# sanitized, so the ASan runtime is preloaded and leak checks are off (the
+# interpreter's own allocations would drown real reports).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+out=build-sanitize
+rm -rf "$out" && mkdir -p "$out/hpcbench"
+HPCB_SANITIZE=1 "$PYTHON" setup.py -q build_ext --build-lib "$out" --build-temp "$out/tmp" --force >/dev/null
+cp -r hpcbench/*.py hpcbench/cache "$out/hpcbench/"
+ASAN_LIB=$(${MPICC:-mpicc} -print-file-name=libasan.so)
+UBSAN_LIB=$(${MPICC:-mpicc} -print-file-name=libubsan.so)
+export LD_PRELOAD="$ASAN_LIB $UBSAN_LIB"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export PYTHONPATH="$PWD/$out" HPCB_EXPECT_SANITIZED=1
+cd "$out"
+"$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py"
