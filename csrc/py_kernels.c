@@ -14,7 +14,8 @@ static int parse_traverse(struct hpcb_traverse_params *p,
                           Py_ssize_t *nsamples, unsigned long long array_bytes,
                           unsigned long long stride_bytes, int order,
                           unsigned long long seed, unsigned long long min_accesses,
-                          unsigned long long warmup, Py_ssize_t samples, int page_mode)
+                          unsigned long long warmup, Py_ssize_t samples, int page_mode,
+                          unsigned long long window_bytes)
 {
     if (array_bytes == 0) {
         PyErr_SetString(PyExc_ValueError, "array size must be positive");
@@ -37,8 +38,17 @@ static int parse_traverse(struct hpcb_traverse_params *p,
                      (unsigned long long)INT_MAX * sizeof(int), array_bytes);
         return -1;
     }
-    if (order != HPCB_ORDER_SEQUENTIAL && order != HPCB_ORDER_RANDOM) {
-        PyErr_Format(PyExc_ValueError, "order must be 0 (sequential) or 1 (random), got %d", order);
+    if (order != HPCB_ORDER_SEQUENTIAL && order != HPCB_ORDER_RANDOM &&
+        order != HPCB_ORDER_WINDOWED) {
+        PyErr_Format(PyExc_ValueError,
+                     "order must be 0 (sequential), 1 (random) or 2 (windowed), got %d", order);
+        return -1;
+    }
+    if (order == HPCB_ORDER_WINDOWED &&
+        (window_bytes < stride_bytes || window_bytes % stride_bytes != 0)) {
+        PyErr_Format(PyExc_ValueError,
+                     "window must be a positive multiple of the stride (%llu bytes), got %llu",
+                     stride_bytes, window_bytes);
         return -1;
     }
     if (min_accesses == 0 || min_accesses > (1ull << 40)) {
@@ -58,27 +68,30 @@ static int parse_traverse(struct hpcb_traverse_params *p,
     *p = (struct hpcb_traverse_params){
         .array_bytes = (size_t)array_bytes, .stride_bytes = (size_t)stride_bytes,
         .order = order, .seed = seed, .min_accesses = (size_t)min_accesses,
-        .warmup_traversals = (size_t)warmup, .page_mode = page_mode};
+        .warmup_traversals = (size_t)warmup, .page_mode = page_mode,
+        .window_bytes = (size_t)window_bytes};
     *nsamples = samples;
     return 0;
 }
 
 static char *traverse_keywords[] = {"array_bytes", "stride_bytes", "order", "seed",
-                                    "min_accesses", "warmup", "samples", "page_mode", NULL};
+                                    "min_accesses", "warmup", "samples", "page_mode",
+                                    "window_bytes", NULL};
 
 static PyObject *traverse(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     unsigned long long array_bytes, stride_bytes, seed = 1, min_accesses = 1, warmup = 1;
     int order = HPCB_ORDER_SEQUENTIAL, page_mode = HPCB_PAGES_NORMAL;
+    unsigned long long window_bytes = 131072;
     Py_ssize_t samples = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KK|iKKKni", traverse_keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KK|iKKKniK", traverse_keywords,
                                      &array_bytes, &stride_bytes, &order, &seed,
-                                     &min_accesses, &warmup, &samples, &page_mode))
+                                     &min_accesses, &warmup, &samples, &page_mode, &window_bytes))
         return NULL;
     struct hpcb_traverse_params p;
     Py_ssize_t n;
     if (parse_traverse(&p, &n, array_bytes, stride_bytes, order, seed, min_accesses,
-                       warmup, samples, page_mode) != 0)
+                       warmup, samples, page_mode, window_bytes) != 0)
         return NULL;
 
     npy_intp dims[1] = {n};
@@ -103,22 +116,24 @@ static PyObject *traverse(PyObject *self, PyObject *args, PyObject *kwargs)
 }
 
 static char *team_keywords[] = {"pus", "array_bytes", "stride_bytes", "order", "seed",
-                                "min_accesses", "warmup", "samples", "page_mode", NULL};
+                                "min_accesses", "warmup", "samples", "page_mode",
+                                "window_bytes", NULL};
 
 static PyObject *traverse_team(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     PyObject *pus_obj;
     unsigned long long array_bytes, stride_bytes, seed = 1, min_accesses = 1, warmup = 1;
     int order = HPCB_ORDER_SEQUENTIAL, page_mode = HPCB_PAGES_NORMAL;
+    unsigned long long window_bytes = 131072;
     Py_ssize_t samples = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OKK|iKKKni", team_keywords, &pus_obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OKK|iKKKniK", team_keywords, &pus_obj,
                                      &array_bytes, &stride_bytes, &order, &seed,
-                                     &min_accesses, &warmup, &samples, &page_mode))
+                                     &min_accesses, &warmup, &samples, &page_mode, &window_bytes))
         return NULL;
     struct hpcb_traverse_params p;
     Py_ssize_t n;
     if (parse_traverse(&p, &n, array_bytes, stride_bytes, order, seed, min_accesses,
-                       warmup, samples, page_mode) != 0)
+                       warmup, samples, page_mode, window_bytes) != 0)
         return NULL;
 
     PyObject *fast = PySequence_Fast(pus_obj, "pus must be a sequence of PU OS indexes");

@@ -45,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     cache.add_argument("--cache-max", type=_size, default=None, metavar="SIZE",
                        help="largest array (default: about twice the largest cache hwloc reports)")
     cache.add_argument("--cache-stride", type=_size, default=1024, metavar="SIZE", help="distance between loads (default 1KiB)")
-    cache.add_argument("--cache-order", choices=["auto", "sequential", "random"], default="auto",
-                       help="visiting order (default auto: random where a prefetcher follows the stride)")
+    cache.add_argument("--cache-order", choices=["auto", "sequential", "random", "windowed"], default="auto",
+                       help="visiting order (default auto: windowed where a prefetcher follows the stride)")
     cache.add_argument("--cache-pages", choices=["normal", "huge", "system"], default="normal",
                        help="page kind of the arrays (default normal)")
     cache.add_argument("--cache-passes", type=int, default=5, metavar="N", help="sweeps over all sizes (default 5)")

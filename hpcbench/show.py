@@ -15,11 +15,12 @@ def cache_summary(record: dict) -> list:
     params = record.get("parameters", {})
     lines.append(f"cache levels on {record.get('node', '?')} (PU {params.get('pu')}, {params.get('order')} order, "
                  f"{params.get('pages')} pages, stride {format_size(params.get('stride', 0))})")
-    lines.append(f"  {'level':<6}{'measured':>12}{'method':>15}{'hwloc':>12}{'diff':>9}  flag")
+    lines.append(f"  {'level':<6}{'measured':>12}{'method':>15}{'misses from':>13}{'hwloc':>12}{'diff':>9}  flag")
     for lv in record.get("derived", {}).get("levels", []):
         hw = format_size(lv["hwloc_size"]) if lv.get("hwloc_size") else "-"
         flag = "" if lv.get("agrees") is not False else "DISAGREES"
-        lines.append(f"  L{lv['level']:<5}{format_size(lv['size']):>12}{lv['method']:>15}{hw:>12}"
+        onset = format_size(lv["onset"]) if lv.get("onset") else "-"
+        lines.append(f"  L{lv['level']:<5}{format_size(lv['size']):>12}{lv['method']:>15}{onset:>13}{hw:>12}"
                      f"{_fmt_diff(lv):>9}  {flag}")
     derived = record.get("derived", {})
     found = len(derived.get("levels", []))

@@ -18,7 +18,11 @@ int hpcb_traverse_check(const struct hpcb_traverse_params *p)
     /* Offsets between slots are stored in an int. */
     if (p->array_bytes / sizeof(int) > (size_t)INT_MAX)
         return HPCB_EINVAL;
-    if (p->order != HPCB_ORDER_SEQUENTIAL && p->order != HPCB_ORDER_RANDOM)
+    if (p->order != HPCB_ORDER_SEQUENTIAL && p->order != HPCB_ORDER_RANDOM &&
+        p->order != HPCB_ORDER_WINDOWED)
+        return HPCB_EINVAL;
+    if (p->order == HPCB_ORDER_WINDOWED &&
+        (p->window_bytes < p->stride_bytes || p->window_bytes % p->stride_bytes != 0))
         return HPCB_EINVAL;
     if (p->min_accesses == 0 || p->min_accesses > ((size_t)1 << 40))
         return HPCB_EINVAL;
@@ -41,8 +45,21 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* Write the cycle into the array. Slot 0 always starts it. */
-static int link_slots(int *a, size_t slots, size_t stride_ints, int order, uint64_t seed)
+/* Fisher-Yates on visit[first..last): a uniformly random order. */
+static void shuffle(size_t *visit, size_t first, size_t last, uint64_t *state)
+{
+    for (size_t s = last - 1; s > first; s--) {
+        size_t k = first + (size_t)(next_random(state) % (s - first + 1));
+        size_t tmp = visit[s];
+        visit[s] = visit[k];
+        visit[k] = tmp;
+    }
+}
+
+/* Write the cycle into the array. Slot 0 always starts it. window_slots is
+ * the number of slots shuffled together (all of them for HPCB_ORDER_RANDOM). */
+static int link_slots(int *a, size_t slots, size_t stride_ints, int order, uint64_t seed,
+                      size_t window_slots)
 {
     if (order == HPCB_ORDER_SEQUENTIAL) {
         for (size_t s = 0; s + 1 < slots; s++)
@@ -55,13 +72,39 @@ static int link_slots(int *a, size_t slots, size_t stride_ints, int order, uint6
         return HPCB_ENOMEM;
     for (size_t s = 0; s < slots; s++)
         visit[s] = s;
-    /* Fisher-Yates on visit[1..]: a uniformly random cycle starting at 0. */
+    /* Shuffle within each window, then the order of the windows; window 0
+     * stays first and keeps slot 0 at its start, so every traversal begins
+     * and ends at slot 0. For HPCB_ORDER_RANDOM the one window is everything. */
     uint64_t state = seed;
-    for (size_t s = slots - 1; s > 1; s--) {
-        size_t k = 1 + (size_t)(next_random(&state) % s);
-        size_t tmp = visit[s];
-        visit[s] = visit[k];
-        visit[k] = tmp;
+    if (order == HPCB_ORDER_RANDOM || window_slots > slots)
+        window_slots = slots;
+    size_t nwindows = (slots + window_slots - 1) / window_slots;
+    for (size_t first = 0; first < slots; first += window_slots) {
+        size_t last = first + window_slots < slots ? first + window_slots : slots;
+        shuffle(visit, first == 0 ? 1 : first, last, &state);
+    }
+    if (nwindows > 2) {
+        size_t *windows = malloc(nwindows * sizeof *windows);
+        size_t *ordered = malloc(slots * sizeof *ordered);
+        if (windows == NULL || ordered == NULL) {
+            free(windows);
+            free(ordered);
+            free(visit);
+            return HPCB_ENOMEM;
+        }
+        for (size_t w = 0; w < nwindows; w++)
+            windows[w] = w;
+        shuffle(windows, 1, nwindows, &state);
+        size_t n = 0;
+        for (size_t w = 0; w < nwindows; w++) {
+            size_t first = windows[w] * window_slots;
+            size_t last = first + window_slots < slots ? first + window_slots : slots;
+            for (size_t s = first; s < last; s++)
+                ordered[n++] = visit[s];
+        }
+        free(visit);
+        visit = ordered;
+        free(windows);
     }
     for (size_t s = 0; s < slots; s++) {
         size_t from = visit[s] * stride_ints;
@@ -118,7 +161,7 @@ int hpcb_traverse(const struct hpcb_traverse_params *p, double *ticks, double *n
     size_t slots = p->array_bytes / p->stride_bytes;
     size_t stride_ints = p->stride_bytes / sizeof(int);
 
-    rc = link_slots(a, slots, stride_ints, p->order, p->seed);
+    rc = link_slots(a, slots, stride_ints, p->order, p->seed, p->window_bytes / p->stride_bytes);
     if (rc == HPCB_OK && cycle_length(a, slots, stride_ints) != slots)
         rc = HPCB_ECHECK;
     if (rc != HPCB_OK)

@@ -14,7 +14,8 @@
 
 enum hpcb_order {
     HPCB_ORDER_SEQUENTIAL = 0, /* slot 0, 1, 2, ...: Servet's constant stride */
-    HPCB_ORDER_RANDOM = 1      /* one random cycle through the same slots */
+    HPCB_ORDER_RANDOM = 1,     /* one random cycle through the same slots */
+    HPCB_ORDER_WINDOWED = 2    /* random within windows of window_bytes, windows in random order */
 };
 
 struct hpcb_traverse_params {
@@ -25,6 +26,7 @@ struct hpcb_traverse_params {
     size_t min_accesses;      /* a sample is whole traversals, at least this many loads */
     size_t warmup_traversals; /* untimed traversals before the first sample */
     int page_mode;            /* enum hpcb_page_mode */
+    size_t window_bytes;      /* HPCB_ORDER_WINDOWED: a multiple of stride_bytes */
 };
 
 /* 0 if the parameters obey the rules above, HPCB_EINVAL otherwise. */

@@ -36,9 +36,9 @@ def compare_with_hwloc(levels, hwloc_caches) -> list:
 
 def unstable_sizes(samples, limit=0.10) -> list:
     """Sizes whose passes disagree: relative spread of pass medians above limit."""
-    per_pass = np.median(samples, axis=2)
-    med = np.median(per_pass, axis=1)
-    spread = (per_pass.max(axis=1) - per_pass.min(axis=1)) / med
+    per_pass = np.min(samples, axis=2)
+    med = np.nanmedian(per_pass, axis=1)
+    spread = (np.nanmax(per_pass, axis=1) - np.nanmin(per_pass, axis=1)) / med
     return [int(i) for i in np.flatnonzero(spread > limit)]
 
 

@@ -8,8 +8,11 @@ pass allocating every array anew. A noisy burst from another tenant then
 touches one pass of a few sizes instead of a contiguous stretch of the curve,
 and each pass draws a new virtual-to-physical page placement, so the value
 per size estimates the expected miss rate that the probabilistic model
-predicts. Per pass the median of `samples` timings is kept; across passes
-the trimmed mean (without the highest and lowest pass, from 5 passes on).
+predicts. Interference from other work only ever adds time, so per pass
+(one placement) the minimum of `samples` timings is kept; across passes,
+whose placements differ, the 20%-trimmed mean. Sizes added by refinement are
+measured in new passes together with the first sweep's sizes of the same
+rise, so that neighbouring points share the same conditions.
 """
 from __future__ import annotations
 
@@ -22,11 +25,14 @@ from .. import _core, _validate
 from ..binding import bound_to
 from .analysis import refinement_sizes
 
-ORDERS = {"sequential": 0, "random": 1}
+ORDERS = {"sequential": 0, "random": 1, "windowed": 2}
+#: Slots shuffled together by the "windowed" order: 32 pages of 4 KiB, within
+#: the reach of any first-level data TLB.
+DEFAULT_WINDOW = 128 << 10
 PAGE_MODES = {"normal": 0, "huge": 1, "system": 2}
 #: Array sizes above this share of the memory available now are refused.
 SAFE_MEMORY_SHARE = 0.25
-#: "auto" order picks random when the sequential traversal of the largest
+#: "auto" order picks windowed when the sequential traversal of the largest
 #: array is faster than this fraction of the random one: a prefetcher follows
 #: the constant stride and the curve would show no memory level.
 PREFETCH_RATIO = 0.5
@@ -40,7 +46,7 @@ class CacheSweep:
     cycles: np.ndarray           #: TSC ticks per access (robust mean over passes)
     ns: np.ndarray               #: nanoseconds per access
     refined: np.ndarray          #: True for sizes added by refinement
-    samples_cycles: np.ndarray   #: raw, shape (sizes, passes, samples)
+    samples_cycles: np.ndarray   #: raw, shape (sizes, passes, samples); NaN = pass not run
     samples_ns: np.ndarray       #: raw, same shape
     accesses_per_sample: np.ndarray
     parameters: dict = field(default_factory=dict)
@@ -100,18 +106,33 @@ def check_parameters(min_size, max_size, stride, passes, samples, order, pages, 
     _validate.positive_int("samples", samples)
     _validate.positive_int("min_accesses", min_accesses)
     if order not in ("auto",) + tuple(ORDERS):
-        raise ValueError(f"order must be auto, sequential or random, got {order!r}")
+        raise ValueError(f"order must be auto, sequential, random or windowed, got {order!r}")
     if pages not in PAGE_MODES:
         raise ValueError(f"pages must be normal, huge or system, got {pages!r}")
     return min_size, max_size, stride
 
 
-def robust_mean(per_pass: np.ndarray) -> np.ndarray:
-    """Mean over the last axis without its extremes when there are 5 or more."""
-    if per_pass.shape[-1] >= 5:
-        ordered = np.sort(per_pass, axis=-1)[..., 1:-1]
-        return ordered.mean(axis=-1)
-    return per_pass.mean(axis=-1)
+def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
+    """Mean over the last axis without the `trim` share at each end."""
+    n = per_pass.shape[-1]
+    cut = int(n * trim)
+    ordered = np.sort(per_pass, axis=-1)
+    return ordered[..., cut:n - cut].mean(axis=-1)
+
+
+def per_size(samples: np.ndarray) -> np.ndarray:
+    """(sizes, passes, samples) -> one value per size: min per pass, then
+    the trimmed mean across passes."""
+    return robust_mean(samples.min(axis=2))
+
+
+def per_size_nan(samples: np.ndarray) -> np.ndarray:
+    """per_size() where some sizes have fewer passes (NaN-padded)."""
+    out = np.empty(samples.shape[0])
+    for i, row in enumerate(samples):
+        mins = row.min(axis=1)
+        out[i] = robust_mean(mins[np.isfinite(mins)][None, :])[0]
+    return out
 
 
 def choose_order(max_size, stride, pages, min_accesses):
@@ -119,11 +140,12 @@ def choose_order(max_size, stride, pages, min_accesses):
     common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=PAGE_MODES[pages])
     seq = float(np.median(_core.traverse(max_size, stride, order=0, **common)[0]))
     rnd = float(np.median(_core.traverse(max_size, stride, order=1, seed=7, **common)[0]))
-    order = "random" if seq < PREFETCH_RATIO * rnd else "sequential"
+    order = "windowed" if seq < PREFETCH_RATIO * rnd else "sequential"
     return order, {"sequential_cycles": seq, "random_cycles": rnd, "size": max_size}
 
 
-def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup, seed, progress, label):
+def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup, seed, progress, label,
+                   window):
     shape = (len(sizes), passes, samples)
     cyc, ns = np.empty(shape), np.empty(shape)
     acc = np.zeros(len(sizes), dtype=np.int64)
@@ -131,7 +153,7 @@ def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, w
         for i, size in enumerate(sizes):
             t, n, a = _core.traverse(int(size), stride, order=ORDERS[order], seed=seed + 7919 * p + i,
                                      min_accesses=min_accesses, warmup=warmup, samples=samples,
-                                     page_mode=PAGE_MODES[pages])
+                                     page_mode=PAGE_MODES[pages], window_bytes=window)
             cyc[i, p], ns[i, p], acc[i] = t, n, a
         if progress:
             progress(f"{label}: pass {p + 1}/{passes} done")
@@ -141,7 +163,7 @@ def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, w
 def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 1024, order: str = "auto",
             passes: int = 5, samples: int = 3, min_accesses: int = 1 << 17, warmup: int = 2,
             pu: int | None = None, pages: str = "normal", refine: bool = True, seed: int = 12345,
-            topology=None, progress=None) -> CacheSweep:
+            window: int = DEFAULT_WINDOW, topology=None, progress=None) -> CacheSweep:
     """Sweep array sizes and time dependent loads through them.
 
     Sizes (bytes) double from min_size up to 2 MiB, then grow by 1 MiB up to
@@ -162,6 +184,9 @@ def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 102
     min_size, max_size, stride = check_parameters(min_size, max_size, stride, passes, samples, order,
                                                   pages, min_accesses)
     _validate.non_negative_int("warmup", warmup)
+    window = _validate.positive_int("window", window)
+    if window % stride:
+        raise ValueError(f"window must be a multiple of the stride ({stride} bytes), got {window}")
     if pu is None:
         pu = _core.thread_binding()[0]
     if pu not in topology.pu_indexes:
@@ -175,16 +200,27 @@ def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 102
         if order == "auto":
             order, probe = choose_order(int(sizes[-1]), stride, pages, min_accesses)
         cyc, ns, acc = _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup,
-                                      seed, progress, "cache sweep")
+                                      seed, progress, "cache sweep", window)
         refined = np.zeros(sizes.size, dtype=bool)
         if refine:
-            extra = refinement_sizes(sizes, robust_mean(np.median(cyc, axis=2)), stride=stride)
+            extra = refinement_sizes(sizes, per_size(cyc), stride=stride)
             if extra.size:
-                c2, n2, a2 = _measure_sizes(extra, stride, order, pages, passes, samples, min_accesses,
-                                            warmup, seed + 1, progress, "refinement")
+                # Base sizes inside the refined ranges are measured again in
+                # the same passes; their two sets of passes are pooled.
+                again = np.flatnonzero((sizes >= extra.min() / 2) & (sizes <= extra.max() * 2))
+                todo = np.concatenate([extra, sizes[again]])
+                c2, n2, a2 = _measure_sizes(todo, stride, order, pages, passes, samples, min_accesses,
+                                            warmup, seed + 1, progress, "refinement", window)
+                k = extra.size
+                pooled_c = np.concatenate([cyc, np.full_like(cyc, np.nan)], axis=1)
+                pooled_n = np.concatenate([ns, np.full_like(ns, np.nan)], axis=1)
+                pooled_c[again, passes:], pooled_n[again, passes:] = c2[k:], n2[k:]
+                extra_c = np.concatenate([c2[:k], np.full_like(c2[:k], np.nan)], axis=1)
+                extra_n = np.concatenate([n2[:k], np.full_like(n2[:k], np.nan)], axis=1)
                 sizes = np.concatenate([sizes, extra])
-                cyc, ns, acc = np.concatenate([cyc, c2]), np.concatenate([ns, n2]), np.concatenate([acc, a2])
-                refined = np.concatenate([refined, np.ones(extra.size, dtype=bool)])
+                cyc, ns = np.concatenate([pooled_c, extra_c]), np.concatenate([pooled_n, extra_n])
+                acc = np.concatenate([acc, a2[:k]])
+                refined = np.concatenate([refined, np.ones(k, dtype=bool)])
                 keep = np.argsort(sizes, kind="stable")
                 sizes, cyc, ns, acc, refined = sizes[keep], cyc[keep], ns[keep], acc[keep], refined[keep]
 
@@ -192,7 +228,7 @@ def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 102
               "order_requested": "auto" if probe else order, "order_probe": probe, "passes": passes,
               "samples": samples, "min_accesses": min_accesses, "warmup_traversals": warmup, "pu": pu,
               "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE") if pages != "huge" else 2 << 20,
-              "refine": refine, "seed": seed}
-    return CacheSweep(sizes=sizes, cycles=robust_mean(np.median(cyc, axis=2)),
-                      ns=robust_mean(np.median(ns, axis=2)), refined=refined, samples_cycles=cyc,
+              "refine": refine, "seed": seed, "window": window}
+    return CacheSweep(sizes=sizes, cycles=per_size_nan(cyc), ns=per_size_nan(ns), refined=refined,
+                      samples_cycles=cyc,
                       samples_ns=ns, accesses_per_sample=acc, parameters=params)
