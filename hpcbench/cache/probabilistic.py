@@ -94,11 +94,7 @@ def miss_rates(cycles: np.ndarray) -> np.ndarray:
 #: that sit in an overflowing page set, P(B(NP-1, p) >= K), which is the miss
 #: rate of a cyclic traversal under LRU (every line of an overflowing set
 #: misses; a page is in its set with probability proportional to X).
-#: "capacity" is for replacement policies that are not LRU (adaptive,
-#: random, victim-assisted): an overflowing set of X lines keeps a random K of
-#: them, so each of its lines misses with probability 1 - K/X; averaged over
-#: lines this is P(B(NP-1,p) >= K) - K * P(B(NP,p) > K) / (NP * p).
-MODELS = ("lines", "paper", "capacity")
+MODELS = ("lines", "paper")
 
 
 def predicted_miss_rate(pages, p, ways, model="lines"):
@@ -108,13 +104,6 @@ def predicted_miss_rate(pages, p, ways, model="lines"):
     if model == "lines":
         return binomial_tail(np.maximum(np.asarray(pages, dtype=float) - 1.0, 0.0), p,
                              np.asarray(ways) - 1)
-    if model == "capacity":
-        pages = np.asarray(pages, dtype=float)
-        ways = np.asarray(ways)
-        any_overflow = binomial_tail(np.maximum(pages - 1.0, 0.0), p, ways - 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kept = ways * binomial_tail(pages, p, ways) / (pages * p)
-        return np.clip(any_overflow - np.nan_to_num(kept), 0.0, 1.0)
     raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
 
 
