@@ -52,6 +52,11 @@ class Results:
         folder = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=".hpcbench-", suffix=".json", dir=folder)
         try:
+            # mkstemp makes the file private; a results file is as readable
+            # as any file this process creates.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)
             with os.fdopen(fd, "w") as f:
                 f.write(text)
                 f.flush()

@@ -76,3 +76,13 @@ def test_check_writable(tmp_path):
 
 def test_format_version_constant():
     assert sample().to_dict()["format_version"] == FORMAT_VERSION == 1
+
+
+def test_saved_file_follows_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "r.json"
+        sample().save(str(path))
+        assert (path.stat().st_mode & 0o777) == 0o644
+    finally:
+        os.umask(old)

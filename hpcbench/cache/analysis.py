@@ -24,7 +24,7 @@ from typing import Optional
 import numpy as np
 
 from .. import _validate
-from .probabilistic import estimate_size
+from .probabilistic import estimate_size, significant_bits
 
 #: A step of the fitted curve counts as rising above this relative increase.
 DEFAULT_STEP_THRESHOLD = 0.02
@@ -36,6 +36,8 @@ MIN_SPLIT_RISE = 2.0
 #: A size is still on the plateau before a sharp rise while its time is
 #: within this fraction of the rise above the plateau.
 PLATEAU_BAND = 0.1
+#: A peak size may be snapped down by at most this share to a simpler size.
+PEAK_SNAP = 0.1
 #: Flat stretches shorter than this size ratio do not end a rise.
 MAX_GAP_RATIO = 1.25
 #: A run of rising steps is a cache level only if the time per access grows
@@ -172,6 +174,7 @@ def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_M
 
 def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 20,
                      linear_step: int = 256 << 10, per_octave: int = 8, fine_steps: int = 64,
+                     max_per_rise: int = 24,
                      step_threshold: float = DEFAULT_STEP_THRESHOLD,
                      min_rise: float = DEFAULT_MIN_RISE) -> np.ndarray:
     """Extra sizes (bytes) to measure inside each rise of a first sweep.
@@ -180,7 +183,8 @@ def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 
     handful of points: too few to tell a 48 KiB L1 from a 32 KiB one, or to
     pin a physically indexed L2. Between consecutive sizes of every rise this
     adds `per_octave` geometric steps below `linear_from` and `linear_step`
-    steps above it, all multiples of `stride`, never already in `sizes`. An
+    steps above it, all multiples of `stride`, never already in `sizes`, at
+    most `max_per_rise` above `linear_from` per rise. An
     interval of at most `fine_steps` strides is filled at every stride, so a
     sharp (virtually indexed) edge is found to the stride.
     """
@@ -188,6 +192,7 @@ def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 
     extra = set()
     for rise in find_rises(cycles, step_threshold, min_rise, sizes=sizes):
         lo = max(rise.start - 1, 0)
+        mine = set()
         for a, b in zip(sizes[lo:rise.end], sizes[lo + 1:rise.end + 1]):
             if (b - a) // stride <= fine_steps:
                 points = np.arange(a + stride, b, stride, dtype=float)
@@ -198,15 +203,25 @@ def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 
             for x in points:
                 snapped = int(round(x / stride)) * stride
                 if a < snapped < b:
-                    extra.add(snapped)
+                    mine.add(snapped)
+        # A long rise of large arrays (the last one runs to the largest size)
+        # would cost more than it tells: above linear_from keep an even
+        # spread of at most max_per_rise sizes.
+        large = sorted(x for x in mine if x > linear_from)
+        if len(large) > max_per_rise:
+            keep = {large[int(i)] for i in np.linspace(0, len(large) - 1, max_per_rise)}
+            mine = {x for x in mine if x <= linear_from} | keep
+        extra.update(mine)
     extra -= set(int(s) for s in sizes)
     return np.array(sorted(extra), dtype=np.int64)
 
 
-def _onset(sizes, fit, start_size, end_size, step_threshold):
-    """Largest size in [start_size, end_size] whose fitted time is still
-    within step_threshold of the time at start_size: where misses begin."""
-    inside = np.flatnonzero((sizes >= start_size) & (sizes <= end_size))
+def _onset(sizes, fit, base_sizes, base_fit, rise, step_threshold):
+    """Where misses begin: the largest size still within step_threshold of
+    the plateau before the steepest step of the rise (earlier, gentler steps,
+    such as a TLB running out of reach, do not count)."""
+    steep = rise.start + int(np.argmax(gradient(base_fit)[rise.start:rise.end]))
+    inside = np.flatnonzero((sizes >= base_sizes[steep]) & (sizes <= base_sizes[rise.end]))
     ref = fit[inside[0]]
     on_plateau = inside[fit[inside] <= ref * (1.0 + step_threshold)]
     return int(sizes[on_plateau[-1]])
@@ -259,12 +274,17 @@ def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
             ref, top = fit[inside[0]], fit[inside[-1]]
             plateau = ref + min(step_threshold * ref, PLATEAU_BAND * (top - ref))
             peak = inside[np.flatnonzero(fit[inside] <= plateau)[-1]]
-            levels.append(CacheLevel(level=number, size=int(sizes[peak]), method="peak", onset=int(sizes[peak]),
+            # Pseudo-LRU caches barely miss one stride past their size, so the
+            # last plateau size can overshoot: report the simplest size among
+            # the plateau sizes within PEAK_SNAP below it.
+            near = [int(x) for x in sizes[inside] if sizes[peak] * (1 - PEAK_SNAP) <= x <= sizes[peak]]
+            size = min(near, key=lambda x: (significant_bits(x), -x))
+            levels.append(CacheLevel(level=number, size=size, method="peak", onset=int(sizes[peak]),
                                      range=(int(base_sizes[rise.start]), int(base_sizes[rise.end]))))
             continue
         # The rise plus one plateau point on each side anchors the hit time
         # and the miss overhead of the miss-rate normalisation.
-        onset = _onset(sizes, fit, base_sizes[rise.start], base_sizes[rise.end], step_threshold)
+        onset = _onset(sizes, fit, base_sizes, base_cycles_fit, rise, step_threshold)
         # A valley cut is already the boundary with the neighbouring cache.
         lo = base_sizes[rise.start if rise.cut_before else max(rise.start - 1, 0)]
         hi = base_sizes[rise.end if rise.cut_after else min(rise.end + 1, base_sizes.size - 1)]

@@ -126,6 +126,13 @@ def per_size(samples: np.ndarray) -> np.ndarray:
     return robust_mean(samples.min(axis=2))
 
 
+def _neighbours_extra(sizes, i, extra):
+    """True if a refined size lies between sizes[i] and one of its neighbours."""
+    lo = sizes[i - 1] if i > 0 else sizes[i]
+    hi = sizes[i + 1] if i + 1 < sizes.size else sizes[i]
+    return bool(np.any((extra > lo) & (extra < hi)))
+
+
 def per_size_nan(samples: np.ndarray) -> np.ndarray:
     """per_size() where some sizes have fewer passes (NaN-padded)."""
     out = np.empty(samples.shape[0])
@@ -207,7 +214,7 @@ def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 102
             if extra.size:
                 # Base sizes inside the refined ranges are measured again in
                 # the same passes; their two sets of passes are pooled.
-                again = np.flatnonzero((sizes >= extra.min() / 2) & (sizes <= extra.max() * 2))
+                again = np.array([i for i in range(sizes.size) if _neighbours_extra(sizes, i, extra)], dtype=int)
                 todo = np.concatenate([extra, sizes[again]])
                 c2, n2, a2 = _measure_sizes(todo, stride, order, pages, passes, samples, min_accesses,
                                             warmup, seed + 1, progress, "refinement", window)

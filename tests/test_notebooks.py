@@ -1,0 +1,27 @@
+"""Every notebook runs, cell by cell, against the example results shipped in
+docs/examples/ (no Jupyter kernel needed: the cells run in one namespace)."""
+import json
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+matplotlib = pytest.importorskip("matplotlib")
+
+
+@pytest.mark.parametrize("name", ["cache.ipynb"])
+def test_notebook_runs(name, monkeypatch):
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.chdir(os.path.join(ROOT, "notebooks"))
+    monkeypatch.delenv("HPCBENCH_RESULTS", raising=False)
+    monkeypatch.setattr(plt, "show", lambda *a, **k: None)
+    nb = json.load(open(name))
+    namespace = {"__name__": "__main__"}
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            exec(compile("".join(cell["source"]), f"{name} cell", "exec"), namespace)
+    # The notebook re-ran the analysis and drew its figures.
+    assert namespace["levels"] and len(plt.get_fignums()) >= 3
+    plt.close("all")
