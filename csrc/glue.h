@@ -20,6 +20,10 @@
  * Always returns NULL so callers can `return hpcb_raise(...)`. */
 PyObject *hpcb_raise(int status, const char *what);
 
+/* A sequence of PU OS indexes as a malloc'ed array (the caller frees it);
+ * NULL with an exception set on bad input. `what` names the caller. */
+unsigned *hpcb_parse_pus(PyObject *seq, const char *what, Py_ssize_t max_pus, Py_ssize_t *count);
+
 /* Method tables and initialisers of each glue file. */
 extern PyMethodDef hpcb_topology_methods[];
 extern PyMethodDef hpcb_kernel_methods[];

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <hwloc.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hpcb.h"
@@ -38,6 +39,39 @@ PyObject *hpcb_raise(int status, const char *what)
         break;
     }
     return NULL;
+}
+
+unsigned *hpcb_parse_pus(PyObject *seq, const char *what, Py_ssize_t max_pus, Py_ssize_t *count)
+{
+    PyObject *fast = PySequence_Fast(seq, "PUs must be a sequence of OS indexes");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n == 0 || n > max_pus) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s needs 1 to %zd PUs, got %zd", what, max_pus, n);
+        return NULL;
+    }
+    unsigned *pus = malloc((size_t)n * sizeof *pus);
+    if (pus == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v < 0 || v > (long)UINT32_MAX) {
+            free(pus);
+            Py_DECREF(fast);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "PU index must be a non-negative int, got %ld", v);
+            return NULL;
+        }
+        pus[i] = (unsigned)v;
+    }
+    Py_DECREF(fast);
+    *count = n;
+    return pus;
 }
 
 static PyObject *timer_calibrate(PyObject *self, PyObject *args)

@@ -136,32 +136,10 @@ static PyObject *traverse_team(PyObject *self, PyObject *args, PyObject *kwargs)
                        warmup, samples, page_mode, window_bytes) != 0)
         return NULL;
 
-    PyObject *fast = PySequence_Fast(pus_obj, "pus must be a sequence of PU OS indexes");
-    if (fast == NULL)
+    Py_ssize_t members;
+    unsigned *pus = hpcb_parse_pus(pus_obj, "a team", 65536, &members);
+    if (pus == NULL)
         return NULL;
-    Py_ssize_t members = PySequence_Fast_GET_SIZE(fast);
-    if (members == 0 || members > 65536) {
-        Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "a team needs 1 to 65536 PUs, got %zd", members);
-        return NULL;
-    }
-    unsigned *pus = malloc((size_t)members * sizeof *pus);
-    if (pus == NULL) {
-        Py_DECREF(fast);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < members; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v < 0 || v > (long)UINT32_MAX) {
-            free(pus);
-            Py_DECREF(fast);
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "PU index must be a non-negative int, got %ld", v);
-            return NULL;
-        }
-        pus[i] = (unsigned)v;
-    }
-    Py_DECREF(fast);
 
     npy_intp dims[2] = {members, n};
     PyObject *ticks = PyArray_SimpleNew(2, dims, NPY_DOUBLE);

@@ -181,32 +181,10 @@ static PyObject *bind_thread(PyObject *self, PyObject *args)
     PyObject *seq;
     if (!PyArg_ParseTuple(args, "O", &seq))
         return NULL;
-    PyObject *fast = PySequence_Fast(seq, "bind_thread expects a sequence of PU OS indexes");
-    if (fast == NULL)
+    Py_ssize_t n;
+    unsigned *pus = hpcb_parse_pus(seq, "bind_thread", PY_SSIZE_T_MAX, &n);
+    if (pus == NULL)
         return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    if (n == 0) {
-        Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "bind_thread needs at least one PU");
-        return NULL;
-    }
-    unsigned *pus = malloc((size_t)n * sizeof *pus);
-    if (pus == NULL) {
-        Py_DECREF(fast);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v < 0 || v > (long)UINT32_MAX) {
-            free(pus);
-            Py_DECREF(fast);
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "PU index must be a non-negative int, got %ld", v);
-            return NULL;
-        }
-        pus[i] = (unsigned)v;
-    }
-    Py_DECREF(fast);
     int rc = hpcb_bind_thread(pus, (size_t)n);
     free(pus);
     if (rc == HPCB_EINVAL) {
