@@ -46,7 +46,7 @@ def run_benchmark(bench, options, topology, progress) -> dict:
     try:
         record.update(bench.run(options.get(bench.name, {}), topology, progress))
         record["status"] = "ok"
-    except (ValueError, MemoryError, OSError, RuntimeError) as e:
+    except Exception as e:  # one benchmark's failure must not lose the others
         record["status"] = "failed"
         record["error"] = f"{type(e).__name__}: {e}"
         record["traceback"] = traceback.format_exc()

@@ -36,6 +36,9 @@ MIN_SPLIT_RISE = 2.0
 #: A size is still on the plateau before a sharp rise while its time is
 #: within this fraction of the rise above the plateau.
 PLATEAU_BAND = 0.1
+#: The first step of a rise that counts for its onset rises by at least this
+#: share of the rise's steepest step (gentler early steps: TLB reach, noise).
+ONSET_FRACTION = 0.2
 #: A peak size may be snapped down by at most this share to a simpler size.
 PEAK_SNAP = 0.1
 #: Flat stretches shorter than this size ratio do not end a rise.
@@ -218,13 +221,24 @@ def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 
 
 def _onset(sizes, fit, base_sizes, base_fit, rise, step_threshold):
     """Where misses begin: the largest size still within step_threshold of
-    the plateau before the steepest step of the rise (earlier, gentler steps,
-    such as a TLB running out of reach, do not count)."""
-    steep = rise.start + int(np.argmax(gradient(base_fit)[rise.start:rise.end]))
-    inside = np.flatnonzero((sizes >= base_sizes[steep]) & (sizes <= base_sizes[rise.end]))
+    the plateau before the first significant step of the rise (one rising by
+    at least ONSET_FRACTION of the steepest; gentler steps before it, such as
+    a TLB running out of reach, do not count)."""
+    excess = gradient(base_fit)[rise.start:rise.end] - 1.0
+    first = rise.start + int(np.flatnonzero(excess >= ONSET_FRACTION * excess.max())[0])
+    inside = np.flatnonzero((sizes >= base_sizes[first]) & (sizes <= base_sizes[first + 1]))
     ref = fit[inside[0]]
     on_plateau = inside[fit[inside] <= ref * (1.0 + step_threshold)]
     return int(sizes[on_plateau[-1]])
+
+
+def _simplest_below(sizes, limit):
+    """Among measured sizes in [limit * (1 - PEAK_SNAP), limit], the one with
+    the fewest significant bits (ties: the largest). Replacement policies
+    that are not LRU barely miss one stride past a cache's size, so the last
+    size on the plateau can overshoot it a little."""
+    near = [int(x) for x in sizes if limit * (1 - PEAK_SNAP) <= x <= limit]
+    return min(near, key=lambda x: (significant_bits(x), -x))
 
 
 def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
@@ -274,11 +288,7 @@ def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
             ref, top = fit[inside[0]], fit[inside[-1]]
             plateau = ref + min(step_threshold * ref, PLATEAU_BAND * (top - ref))
             peak = inside[np.flatnonzero(fit[inside] <= plateau)[-1]]
-            # Pseudo-LRU caches barely miss one stride past their size, so the
-            # last plateau size can overshoot: report the simplest size among
-            # the plateau sizes within PEAK_SNAP below it.
-            near = [int(x) for x in sizes[inside] if sizes[peak] * (1 - PEAK_SNAP) <= x <= sizes[peak]]
-            size = min(near, key=lambda x: (significant_bits(x), -x))
+            size = _simplest_below(sizes[inside], sizes[peak])
             levels.append(CacheLevel(level=number, size=size, method="peak", onset=int(sizes[peak]),
                                      range=(int(base_sizes[rise.start]), int(base_sizes[rise.end]))))
             continue

@@ -8,7 +8,8 @@ pass allocating every array anew. A noisy burst from another tenant then
 touches one pass of a few sizes instead of a contiguous stretch of the curve,
 and each pass draws a new virtual-to-physical page placement, so the value
 per size estimates the expected miss rate that the probabilistic model
-predicts. Interference from other work only ever adds time, so per pass
+predicts. Within a pass the sizes are visited in a new random order.
+Interference from other work only ever adds time, so per pass
 (one placement) the minimum of `samples` timings is kept; across passes,
 whose placements differ, the 20%-trimmed mean. Sizes added by refinement are
 measured in new passes together with the first sweep's sizes of the same
@@ -156,8 +157,12 @@ def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, w
     shape = (len(sizes), passes, samples)
     cyc, ns = np.empty(shape), np.empty(shape)
     acc = np.zeros(len(sizes), dtype=np.int64)
+    order_rng = np.random.default_rng(seed)
     for p in range(passes):
-        for i, size in enumerate(sizes):
+        # A new random order of the sizes every pass: a burst of interference
+        # then hits scattered sizes instead of bending a stretch of the curve.
+        for i in map(int, order_rng.permutation(len(sizes))):
+            size = sizes[i]
             t, n, a = _core.traverse(int(size), stride, order=ORDERS[order], seed=seed + 7919 * p + i,
                                      min_accesses=min_accesses, warmup=warmup, samples=samples,
                                      page_mode=PAGE_MODES[pages], window_bytes=window)
@@ -168,7 +173,7 @@ def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, w
 
 
 def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 1024, order: str = "auto",
-            passes: int = 5, samples: int = 3, min_accesses: int = 1 << 17, warmup: int = 2,
+            passes: int = 5, samples: int = 3, min_accesses: int = 1 << 16, warmup: int = 2,
             pu: int | None = None, pages: str = "normal", refine: bool = True, seed: int = 12345,
             window: int = DEFAULT_WINDOW, topology=None, progress=None) -> CacheSweep:
     """Sweep array sizes and time dependent loads through them.
