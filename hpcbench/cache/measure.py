@@ -121,12 +121,6 @@ def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
     return ordered[..., cut:n - cut].mean(axis=-1)
 
 
-def per_size(samples: np.ndarray) -> np.ndarray:
-    """(sizes, passes, samples) -> one value per size: min per pass, then
-    the trimmed mean across passes."""
-    return robust_mean(samples.min(axis=2))
-
-
 def _neighbours_extra(sizes, i, extra):
     """True if a refined size lies between sizes[i] and one of its neighbours."""
     lo = sizes[i - 1] if i > 0 else sizes[i]
@@ -134,8 +128,10 @@ def _neighbours_extra(sizes, i, extra):
     return bool(np.any((extra > lo) & (extra < hi)))
 
 
-def per_size_nan(samples: np.ndarray) -> np.ndarray:
-    """per_size() where some sizes have fewer passes (NaN-padded)."""
+def per_size(samples: np.ndarray) -> np.ndarray:
+    """(sizes, passes, samples) -> one value per size: the minimum of each
+    pass, then the trimmed mean across the passes a size has (passes a size
+    did not get are NaN)."""
     out = np.empty(samples.shape[0])
     for i, row in enumerate(samples):
         mins = row.min(axis=1)
@@ -241,6 +237,6 @@ def measure(min_size: int = 1024, max_size: int | None = None, stride: int = 102
               "samples": samples, "min_accesses": min_accesses, "warmup_traversals": warmup, "pu": pu,
               "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE") if pages != "huge" else 2 << 20,
               "refine": refine, "seed": seed, "window": window}
-    return CacheSweep(sizes=sizes, cycles=per_size_nan(cyc), ns=per_size_nan(ns), refined=refined,
+    return CacheSweep(sizes=sizes, cycles=per_size(cyc), ns=per_size(ns), refined=refined,
                       samples_cycles=cyc,
                       samples_ns=ns, accesses_per_sample=acc, parameters=params)
