@@ -49,6 +49,9 @@ def run(options: dict, topology, progress=None) -> dict:
     levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=page_size, refined=sweep.refined)
     hw = topology.data_caches_of(sweep.parameters["pu"])
     warnings = []
+    if sweep.parameters["pages"] == "huge":
+        warnings.append("with 2 MiB pages the page-set model only describes caches whose way size (size / ways) "
+                        "exceeds 2 MiB; for the others read 'misses from'")
     unstable = unstable_sizes(sweep.samples_cycles)
     if len(unstable) > 0.2 * sweep.sizes.size:
         warnings.append(f"{len(unstable)} of {sweep.sizes.size} sizes varied by more than 10% between passes: "
