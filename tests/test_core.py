@@ -24,12 +24,21 @@ def test_timer_calibration_is_consistent():
     assert _core.timer_calibrate(30)["ticks_per_ns"] == pytest.approx(t["ticks_per_ns"], rel=0.01)
 
 
-@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("order", [0, 1, 2])
 def test_traverse_returns_positive_times_and_the_accesses(order):
     ticks, ns, accesses = _core.traverse(64 << 10, 1024, order=order, min_accesses=5000, warmup=1, samples=4)
     assert ticks.shape == ns.shape == (4,)
     assert np.all(ticks > 0) and np.all(ns > 0)
     assert accesses == 5056  # whole traversals of 64 slots: ceil(5000/64)*64
+
+
+def test_windowed_order_with_windows_of_every_shape():
+    # Windows that divide the array, one that does not, and one larger than it:
+    # the kernel proves each chain is one cycle through every slot, or fails.
+    for window in (4096, 3072, 1 << 20):
+        ticks, _, accesses = _core.traverse(256 << 10, 1024, order=2, window_bytes=window,
+                                            min_accesses=256, samples=2)
+        assert accesses == 256 and np.all(ticks > 0)
 
 
 def test_traverse_with_one_slot():
@@ -47,6 +56,8 @@ def test_traverse_with_one_slot():
     (dict(array_bytes=4096, stride_bytes=1024, min_accesses=0), "min_accesses"),
     (dict(array_bytes=4096, stride_bytes=1024, page_mode=9), "page_mode"),
     (dict(array_bytes=16 << 30, stride_bytes=1024), "at most"),
+    (dict(array_bytes=4096, stride_bytes=1024, order=2, window_bytes=1000), "window must be"),
+    (dict(array_bytes=4096, stride_bytes=1024, order=2, window_bytes=0), "window must be"),
 ])
 def test_traverse_refuses_bad_parameters(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -7,7 +7,7 @@ PYTHON=${PYTHON:-python3}
 
 need_apt=()
 command -v mpicc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
-command -v mpiexec >/dev/null 2>&1 || need_apt+=(openmpi-bin)
+command -v mpiexec >/dev/null 2>&1 || [[ " ${need_apt[*]} " == *" openmpi-bin "* ]] || need_apt+=(openmpi-bin)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists hwloc 2>/dev/null || need_apt+=(libhwloc-dev)
 

@@ -103,8 +103,8 @@ def monotone_fit(values) -> np.ndarray:
 def _split_at_valleys(grad, start, end):
     """Split the rise [start, end) of step indexes where the gradient has a
     valley between two peaks: two caches whose rises touch (Dunnington's L2
-    and L3). A valley counts when its excess over 1 is at most half the excess
-    of the smaller neighbouring peak."""
+    and L3). A valley counts when its excess over 1 is at most VALLEY_DEPTH
+    times the excess of the smaller neighbouring peak."""
     excess = grad[start:end] - 1.0
     cuts = []
     for v in range(1, excess.size - 1):
