@@ -24,7 +24,9 @@ SOURCES = [
     "csrc/memory.c",
     "csrc/topo.c",
     "csrc/team.c",
+    "csrc/phase.c",
     "csrc/kernels/traverse.c",
+    "csrc/kernels/copy.c",
     "csrc/kernels/barrier.c",
 ]
 DEPENDS = [os.path.join(root, f) for root, _, files in os.walk("csrc") for f in files if f.endswith(".h")]

@@ -6,8 +6,11 @@
 #include <stdlib.h>
 
 #include "hpcb.h"
+#include "kernels/copy.h"
 #include "kernels/traverse.h"
 #include "memory.h"
+
+static int check_distinct(const unsigned *pus, Py_ssize_t n);
 
 /* Parse the traversal parameters shared by traverse() and traverse_team(). */
 static int parse_traverse(struct hpcb_traverse_params *p,
@@ -140,6 +143,10 @@ static PyObject *traverse_team(PyObject *self, PyObject *args, PyObject *kwargs)
     unsigned *pus = hpcb_parse_pus(pus_obj, "a team", 65536, &members);
     if (pus == NULL)
         return NULL;
+    if (check_distinct(pus, members) != 0) {
+        free(pus);
+        return NULL;
+    }
 
     npy_intp dims[2] = {members, n};
     PyObject *ticks = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
@@ -170,11 +177,97 @@ static PyObject *traverse_team(PyObject *self, PyObject *args, PyObject *kwargs)
     return Py_BuildValue("NNn", ticks, ns, (Py_ssize_t)hpcb_traverse_accesses_per_sample(&p));
 }
 
+
+/* Team PUs must be distinct: two members on one PU would time each other's
+ * time slices, not a concurrent run. */
+static int check_distinct(const unsigned *pus, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = i + 1; j < n; j++)
+            if (pus[i] == pus[j]) {
+                PyErr_Format(PyExc_ValueError, "a team's PUs must be distinct, PU %u appears twice",
+                             pus[i]);
+                return -1;
+            }
+    return 0;
+}
+
+static char *copy_keywords[] = {"pus", "array_bytes", "repetitions", "warmup", "page_mode", NULL};
+
+static PyObject *copy_team(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *pus_obj;
+    unsigned long long array_bytes, warmup = 1;
+    Py_ssize_t reps;
+    int page_mode = HPCB_PAGES_NORMAL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OKn|Ki", copy_keywords, &pus_obj,
+                                     &array_bytes, &reps, &warmup, &page_mode))
+        return NULL;
+    if (array_bytes == 0 || array_bytes % 64 != 0) {
+        PyErr_Format(PyExc_ValueError, "array size must be a positive multiple of 64 bytes, got %llu",
+                     array_bytes);
+        return NULL;
+    }
+    if (reps <= 0 || reps > 1000000) {
+        PyErr_Format(PyExc_ValueError, "repetitions must be between 1 and 1000000, got %zd", reps);
+        return NULL;
+    }
+    if (warmup > 1000) {
+        PyErr_Format(PyExc_ValueError, "warmup must be at most 1000, got %llu", warmup);
+        return NULL;
+    }
+    if (page_mode != HPCB_PAGES_NORMAL && page_mode != HPCB_PAGES_HUGE &&
+        page_mode != HPCB_PAGES_SYSTEM) {
+        PyErr_Format(PyExc_ValueError, "page_mode must be 0, 1 or 2, got %d", page_mode);
+        return NULL;
+    }
+    struct hpcb_copy_params p = {.array_bytes = (size_t)array_bytes, .warmup = (size_t)warmup,
+                                 .page_mode = page_mode};
+    Py_ssize_t members;
+    unsigned *pus = hpcb_parse_pus(pus_obj, "a team", 65536, &members);
+    if (pus == NULL)
+        return NULL;
+    if (check_distinct(pus, members) != 0) {
+        free(pus);
+        return NULL;
+    }
+    npy_intp dims[2] = {members, reps};
+    PyObject *ns = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    PyObject *ticks = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (ns == NULL || ticks == NULL) {
+        free(pus);
+        Py_XDECREF(ns);
+        Py_XDECREF(ticks);
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_copy_team(&p, pus, (size_t)members, PyArray_DATA((PyArrayObject *)ns),
+                        PyArray_DATA((PyArrayObject *)ticks), (size_t)reps);
+    Py_END_ALLOW_THREADS
+    free(pus);
+    if (rc != HPCB_OK) {
+        Py_DECREF(ns);
+        Py_DECREF(ticks);
+        if (rc == HPCB_EBIND)
+            PyErr_SetString(PyExc_ValueError,
+                            "copy_team: could not bind a member; is every PU on this machine "
+                            "and allowed to this process?");
+        else
+            hpcb_raise(rc, "copy_team");
+        return NULL;
+    }
+    return Py_BuildValue("NN", ns, ticks);
+}
+
 PyMethodDef hpcb_kernel_methods[] = {
     {"traverse", (PyCFunction)(void (*)(void))traverse, METH_VARARGS | METH_KEYWORDS,
      "traverse(array_bytes, stride_bytes, order=0, seed=1, min_accesses=1, warmup=1, "
      "samples=1, page_mode=0) -> (ticks_per_access, ns_per_access, accesses_per_sample)"},
     {"traverse_team", (PyCFunction)(void (*)(void))traverse_team, METH_VARARGS | METH_KEYWORDS,
      "traverse_team(pus, array_bytes, stride_bytes, ...) -> 2-D arrays, one row per PU"},
+    {"copy_team", (PyCFunction)(void (*)(void))copy_team, METH_VARARGS | METH_KEYWORDS,
+     "copy_team(pus, array_bytes, repetitions, warmup=1, page_mode=0) -> (ns, ticks), 2-D arrays "
+     "(members x repetitions) of the time of each copy of array_bytes"},
     {NULL, NULL, 0, NULL},
 };

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hpcb.h"
 #include "topo.h"
@@ -48,10 +49,38 @@ static void *member_main(void *p)
     return NULL;
 }
 
+static int compare_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+/* Two members on one PU would time each other's slices, not a co-run. */
+static int has_duplicates(const unsigned *pus, size_t n, int *result)
+{
+    unsigned *sorted = malloc(n * sizeof *sorted);
+    if (sorted == NULL)
+        return HPCB_ENOMEM;
+    memcpy(sorted, pus, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_unsigned);
+    *result = 0;
+    for (size_t i = 1; i < n; i++)
+        if (sorted[i] == sorted[i - 1])
+            *result = 1;
+    free(sorted);
+    return HPCB_OK;
+}
+
 int hpcb_team_run(const unsigned *pus, size_t nmembers, hpcb_team_fn fn, void *arg,
                   int *member_status)
 {
     if (pus == NULL || fn == NULL || nmembers == 0 || nmembers > 65536)
+        return HPCB_EINVAL;
+    int duplicated;
+    int check = has_duplicates(pus, nmembers, &duplicated);
+    if (check != HPCB_OK)
+        return check;
+    if (duplicated)
         return HPCB_EINVAL;
     struct team t = {.pus = pus, .fn = fn, .arg = arg, .expected = nmembers};
     pthread_t *threads = calloc(nmembers, sizeof *threads);

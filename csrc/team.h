@@ -12,7 +12,9 @@
 typedef int (*hpcb_team_fn)(void *arg, size_t member);
 
 /* Run fn on every PU in `pus` (OS indexes) concurrently. member_status, if
- * not NULL, receives each member's status. Returns the first failure. */
+ * not NULL, receives each member's status. Returns the first failure;
+ * HPCB_EINVAL if a PU appears twice. Members that must start timed work
+ * together use a struct hpcb_phase (phase.h) inside `arg`. */
 int hpcb_team_run(const unsigned *pus, size_t nmembers, hpcb_team_fn fn, void *arg,
                   int *member_status);
 

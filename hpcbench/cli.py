@@ -54,10 +54,45 @@ def build_parser() -> argparse.ArgumentParser:
     cache.add_argument("--cache-pu", type=int, default=None, metavar="PU", help="PU OS index to bind to")
     cache.add_argument("--no-cache-refine", action="store_true", help="do not add sizes inside detected rises")
 
+    node = run.add_argument_group("shared-caches and memory benchmarks (pairs of cores)")
+    node.add_argument("--pairs", choices=["auto", "all"], default="auto",
+                      help="auto (default): one pair per hwloc relation plus a random sample; all: every pair")
+    node.add_argument("--cores", type=_pu_list, default=None, metavar="LIST",
+                      help="PUs to test, e.g. 0-3,8 (default: every PU this process may use)")
+    node.add_argument("--pair-sample", type=int, default=8, metavar="N",
+                      help="extra random pairs in auto mode (default 8)")
+    node.add_argument("--share-threshold", type=float, default=None, metavar="X",
+                      help="co-run ratio above which two cores share a cache (default: 2, or less where the "
+                           "single-core curve shows a shared cache cannot double the time; see docs/node.md)")
+    node.add_argument("--memory-size", type=_size, default=None, metavar="SIZE",
+                      help="bytes of each copy array (default: 4 x the largest cache, at least 64MiB)")
+    node.add_argument("--memory-tolerance", type=float, default=0.10, metavar="F",
+                      help="relative bandwidth difference that counts as an overhead or a new level (default 0.10)")
+    node.add_argument("--memory-reps", type=int, default=10, metavar="N", help="copies per measurement (default 10)")
+    node.add_argument("--rounds", type=int, default=3, metavar="N",
+                      help="times every pair is measured, in a new order each time (default 3)")
+
     sub.add_parser("list", help="list the benchmarks", description="List the benchmarks and the default suite.")
     show = sub.add_parser("show", help="print a summary of a results file", description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
     return parser
+
+
+def _pu_list(text):
+    from .pairs import parse_pu_list
+    try:
+        return parse_pu_list(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _node_options(args) -> dict:
+    common = {"pairs": args.pairs, "cores": args.cores, "sample": args.pair_sample, "rounds": args.rounds}
+    return {
+        "shared-caches": dict(common, threshold=args.share_threshold),
+        "memory": dict(common, size=args.memory_size, tolerance=args.memory_tolerance,
+                       repetitions=args.memory_reps),
+    }
 
 
 def _cache_options(args) -> dict:
@@ -82,6 +117,32 @@ def _validate_run(args, topology):
         raise UsageError(f"hpcbench run: {e}") from None
     if o["pu"] is not None and o["pu"] not in topology.pu_indexes:
         raise UsageError(f"hpcbench run: --cache-pu must be one of {topology.pu_indexes}, got {o['pu']}")
+    names = args.benchmarks or default_suite()
+    if "shared-caches" in names or "memory" in names:
+        _validate_node(args, topology, names)
+
+
+def _validate_node(args, topology, names):
+    from .memory.benchmark import check_options as memory_options
+    from .memory.measure import check_array_bytes
+    from .pairs import check_pus
+    try:
+        if args.pair_sample < 0:
+            raise ValueError(f"--pair-sample must be a non-negative integer, got {args.pair_sample}")
+        if args.rounds <= 0:
+            raise ValueError(f"--rounds must be a positive integer, got {args.rounds}")
+        if args.share_threshold is not None and not args.share_threshold > 1:
+            raise ValueError(f"--share-threshold must be above 1, got {args.share_threshold}")
+        if not 0 < args.memory_tolerance < 1:
+            raise ValueError(f"--memory-tolerance must be between 0 and 1, got {args.memory_tolerance}")
+        if args.memory_reps <= 0:
+            raise ValueError(f"--memory-reps must be a positive integer, got {args.memory_reps}")
+        pus = check_pus(topology, args.cores)
+        if "memory" in names:
+            o = memory_options(_node_options(args)["memory"], topology)
+            check_array_bytes(o["size"], len(pus))
+    except ValueError as e:
+        raise UsageError(f"hpcbench run: {e}") from None
 
 
 def _cmd_run(args) -> int:
@@ -96,7 +157,8 @@ def _cmd_run(args) -> int:
     _validate_run(args, topology)
     names = args.benchmarks or default_suite()
     try:
-        results = run_suite(names, {"cache": _cache_options(args)}, args.output, comm, topology, quiet=args.quiet)
+        options = {"cache": _cache_options(args), **_node_options(args)}
+        results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet)
     except ValueError as e:
         raise UsageError(f"hpcbench run: {e}") from None
     if comm.Get_rank() == 0:

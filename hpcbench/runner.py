@@ -38,13 +38,15 @@ def _progress_printer(enabled):
     return progress
 
 
-def run_benchmark(bench, options, topology, progress) -> dict:
-    """One benchmark on this rank; failures become a 'failed' record."""
+def run_benchmark(bench, options, topology, progress, earlier=None) -> dict:
+    """One benchmark on this rank; failures become a 'failed' record.
+    `earlier`: this node's finished records of this run, by name (the
+    shared-cache benchmark reads the cache benchmark's curve from it)."""
     record = {"name": bench.name, "node": socket.gethostname(),
               "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     t0 = time.monotonic()
     try:
-        record.update(bench.run(options.get(bench.name, {}), topology, progress))
+        record.update(bench.run(options.get(bench.name, {}), topology, progress, earlier or {}))
         record["status"] = "ok"
     except Exception as e:  # one benchmark's failure must not lose the others
         record["status"] = "failed"
@@ -79,6 +81,7 @@ def run_suite(names, options, output, comm, topology, quiet=False, on_record=Non
         results = Results(context_mod.collect(topology, comm, sorted(set(hosts))))
         results.save(output)
     progress = _progress_printer(rank == 0 and not quiet)
+    earlier = {}   # this node's finished records, for benchmarks that build on others
 
     for name in names:
         bench = REGISTRY[name]
@@ -87,7 +90,9 @@ def run_suite(names, options, output, comm, topology, quiet=False, on_record=Non
         record = None
         if bench.scope == "node":
             if is_leader:
-                record = run_benchmark(bench, options, topology, progress if rank == 0 else None)
+                record = run_benchmark(bench, options, topology, progress if rank == 0 else None, earlier)
+                if record["status"] == "ok":
+                    earlier[name] = record
             quiet_wait(comm)
         records = comm.gather(record, root=0)
         if rank == 0:

@@ -30,7 +30,53 @@ def cache_summary(record: dict) -> list:
     return lines
 
 
-SUMMARIES = {"cache": cache_summary}
+def _groups(groups) -> str:
+    return " ".join("{" + ",".join(str(c) for c in g) + "}" for g in groups) or "-"
+
+
+def _gbs(value) -> str:
+    return f"{value / 1e9:.1f} GB/s"
+
+
+def shared_caches_summary(record: dict) -> list:
+    params = record.get("parameters", {})
+    derived = record.get("derived", {})
+    plan = derived.get("plan", {})
+    lines = [f"shared caches on {record.get('node', '?')} ({params.get('pair_mode')} pairs: "
+             f"{len(plan.get('tested', []))} of {plan.get('all_pairs', '?')} tested; levels from "
+             f"{params.get('levels_from', '?')})",
+             f"  {'level':<6}{'co-run':>11}{'threshold':>11}  {'sharing groups (measured)':<28}hwloc"]
+    for lv in derived.get("levels", []):
+        measured = _groups(lv["groups"]) if lv.get("decidable", True) else "undecidable"
+        flag = "" if not lv.get("decidable", True) or lv["groups"] == lv.get("hwloc_groups") else "  DISAGREES"
+        lines.append(f"  L{lv['level']:<5}{format_size(lv['corun_size']):>11}{lv['threshold']:>11.2f}  "
+                     f"{measured:<28}{_groups(lv.get('hwloc_groups', []))}{flag}")
+        ratios = ", ".join(f"{r['pair'][0]}-{r['pair'][1]}: {r['ratio']:.2f}" for r in lv.get("ratios", [])[:6])
+        more = len(lv.get("ratios", [])) - 6
+        lines.append(f"        ratios {ratios}{f' (+{more} more)' if more > 0 else ''}")
+    return lines
+
+
+def memory_summary(record: dict) -> list:
+    params = record.get("parameters", {})
+    derived = record.get("derived", {})
+    overhead = derived.get("overhead", {})
+    lines = [f"memory access on {record.get('node', '?')} (copy of {format_size(params.get('array_bytes', 0))} "
+             f"arrays, {params.get('pair_mode')} pairs, tolerance {params.get('tolerance')})",
+             f"  one core alone: {_gbs(overhead.get('reference', 0))}"]
+    levels = overhead.get("levels", [])
+    if not levels:
+        lines.append("  no pair of cores slows the other down")
+    for i, lv in enumerate(levels, 1):
+        lines.append(f"  overhead level {i}: {_gbs(lv['bandwidth'])} per core ({100 * lv['relative']:.0f}% of alone), "
+                     f"{len(lv['pairs'])} pair(s), groups {_groups(lv['groups'])}")
+    for sc in derived.get("scalability", []):
+        points = "  ".join(f"{p['cores']}: {p['per_core'] / 1e9:.1f}/{p['total'] / 1e9:.1f}" for p in sc["points"])
+        lines.append(f"  scalability, {sc['group']} {_groups([sc['cores']])} (cores: GB/s per core/total): {points}")
+    return lines
+
+
+SUMMARIES = {"cache": cache_summary, "shared-caches": shared_caches_summary, "memory": memory_summary}
 
 
 def summary(results) -> str:

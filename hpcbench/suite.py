@@ -10,17 +10,32 @@ class Benchmark:
     name: str
     summary: str
     scope: str              #: "node": once per node, by its lowest rank
-    run: Callable           #: run(options, topology, progress) -> record parts
+    run: Callable           #: run(options, topology, progress, earlier) -> record parts
     default: bool = True
 
 
-def _cache(options, topology, progress):
+def _cache(options, topology, progress, earlier):
     from .cache import benchmark
     return benchmark.run(options, topology, progress)
 
 
+def _shared_caches(options, topology, progress, earlier):
+    from .cache import shared_benchmark
+    return shared_benchmark.run(options, topology, progress, earlier)
+
+
+def _memory(options, topology, progress, earlier):
+    from .memory import benchmark
+    return benchmark.run(options, topology, progress, earlier)
+
+
+# Order matters: shared-caches reads the curve the cache benchmark measured.
 REGISTRY = {
     "cache": Benchmark("cache", "cache levels and sizes from array traversals (Servet III-A)", "node", _cache),
+    "shared-caches": Benchmark("shared-caches", "which cores share each cache level, by co-runs (Servet III-B)",
+                               "node", _shared_caches),
+    "memory": Benchmark("memory", "memory-access overhead between cores and bandwidth scalability (Servet III-C)",
+                        "node", _memory),
 }
 
 

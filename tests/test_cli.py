@@ -102,7 +102,7 @@ def test_failed_benchmark_keeps_earlier_results(tmp_path, monkeypatch):
     from hpcbench import runner, suite
     from mpi4py import MPI
 
-    def broken(options, topology, progress):
+    def broken(options, topology, progress, earlier):
         raise RuntimeError("simulated failure")
 
     monkeypatch.setitem(suite.REGISTRY, "broken", suite.Benchmark("broken", "fails", "node", broken))

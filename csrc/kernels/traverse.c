@@ -6,6 +6,7 @@
 
 #include "../hpcb.h"
 #include "../memory.h"
+#include "../phase.h"
 #include "../team.h"
 #include "../timer.h"
 
@@ -144,6 +145,53 @@ static size_t cycle_length(const int *a, size_t slots, size_t stride_ints)
     return n;
 }
 
+/* An array linked into one verified cycle, ready to be timed. */
+struct prepared {
+    struct hpcb_region region;
+    size_t slots;
+    size_t per_sample;
+};
+
+static int prepare(const struct hpcb_traverse_params *p, struct prepared *out)
+{
+    int rc = hpcb_region_alloc(&out->region, p->array_bytes, p->page_mode);
+    if (rc != HPCB_OK)
+        return rc;
+    int *a = out->region.data;
+    size_t stride_ints = p->stride_bytes / sizeof(int);
+    out->slots = p->array_bytes / p->stride_bytes;
+    out->per_sample = hpcb_traverse_accesses_per_sample(p);
+    rc = link_slots(a, out->slots, stride_ints, p->order, p->seed,
+                    p->window_bytes / p->stride_bytes);
+    if (rc == HPCB_OK && cycle_length(a, out->slots, stride_ints) != out->slots)
+        rc = HPCB_ECHECK;
+    if (rc == HPCB_OK)
+        for (size_t w = 0; w < p->warmup_traversals; w++)
+            hpcb_sink_size(chase(a, out->slots));
+    if (rc != HPCB_OK)
+        hpcb_region_free(&out->region);
+    return rc;
+}
+
+/* One timed sample: whole traversals, which must end where they began. */
+static int time_sample(const struct prepared *prep, double *ticks, double *ns)
+{
+    const int *a = prep->region.data;
+    HPCB_COMPILER_BARRIER();
+    uint64_t n0 = hpcb_now_ns();
+    uint64_t t0 = hpcb_ticks();
+    size_t end = chase(a, prep->per_sample);
+    uint64_t t1 = hpcb_ticks();
+    uint64_t n1 = hpcb_now_ns();
+    HPCB_COMPILER_BARRIER();
+    hpcb_sink_size(end);
+    if (end != 0)
+        return HPCB_ECHECK;
+    *ticks = (double)(t1 - t0) / (double)prep->per_sample;
+    *ns = (double)(n1 - n0) / (double)prep->per_sample;
+    return HPCB_OK;
+}
+
 int hpcb_traverse(const struct hpcb_traverse_params *p, double *ticks, double *ns,
                   size_t nsamples)
 {
@@ -152,44 +200,11 @@ int hpcb_traverse(const struct hpcb_traverse_params *p, double *ticks, double *n
         return rc;
     if (ticks == NULL || ns == NULL || nsamples == 0)
         return HPCB_EINVAL;
-
-    struct hpcb_region region;
-    rc = hpcb_region_alloc(&region, p->array_bytes, p->page_mode);
-    if (rc != HPCB_OK)
-        return rc;
-    int *a = region.data;
-    size_t slots = p->array_bytes / p->stride_bytes;
-    size_t stride_ints = p->stride_bytes / sizeof(int);
-
-    rc = link_slots(a, slots, stride_ints, p->order, p->seed, p->window_bytes / p->stride_bytes);
-    if (rc == HPCB_OK && cycle_length(a, slots, stride_ints) != slots)
-        rc = HPCB_ECHECK;
-    if (rc != HPCB_OK)
-        goto out;
-
-    size_t per_sample = hpcb_traverse_accesses_per_sample(p);
-    for (size_t w = 0; w < p->warmup_traversals; w++)
-        hpcb_sink_size(chase(a, slots));
-
-    for (size_t i = 0; i < nsamples; i++) {
-        HPCB_COMPILER_BARRIER();
-        uint64_t n0 = hpcb_now_ns();
-        uint64_t t0 = hpcb_ticks();
-        size_t end = chase(a, per_sample);
-        uint64_t t1 = hpcb_ticks();
-        uint64_t n1 = hpcb_now_ns();
-        HPCB_COMPILER_BARRIER();
-        hpcb_sink_size(end);
-        /* Whole traversals end where they began. */
-        if (end != 0) {
-            rc = HPCB_ECHECK;
-            goto out;
-        }
-        ticks[i] = (double)(t1 - t0) / (double)per_sample;
-        ns[i] = (double)(n1 - n0) / (double)per_sample;
-    }
-out:
-    hpcb_region_free(&region);
+    struct prepared prep = {0};
+    rc = prepare(p, &prep);
+    for (size_t i = 0; rc == HPCB_OK && i < nsamples; i++)
+        rc = time_sample(&prep, &ticks[i], &ns[i]);
+    hpcb_region_free(&prep.region);
     return rc;
 }
 
@@ -198,13 +213,26 @@ struct team_job {
     double *ticks;
     double *ns;
     size_t nsamples;
+    struct hpcb_phase phase;
 };
 
+/* Every member prepares its own array (first touch on its own PU), then the
+ * members start each sample together, so that the samples really overlap. */
 static int team_member(void *arg, size_t member)
 {
     struct team_job *job = arg;
     size_t off = member * job->nsamples;
-    return hpcb_traverse(job->params, job->ticks + off, job->ns + off, job->nsamples);
+    struct prepared prep = {0};
+    int rc = prepare(job->params, &prep);
+    /* A member that stops because another failed returns its own status
+     * (OK), so the team reports the failure of the member that had it. */
+    for (size_t i = 0; i < job->nsamples; i++) {
+        if (!hpcb_phase_wait(&job->phase, rc == HPCB_OK))
+            break;
+        rc = time_sample(&prep, &job->ticks[off + i], &job->ns[off + i]);
+    }
+    hpcb_region_free(&prep.region);
+    return rc;
 }
 
 int hpcb_traverse_team(const struct hpcb_traverse_params *p, const unsigned *pus,
@@ -216,5 +244,6 @@ int hpcb_traverse_team(const struct hpcb_traverse_params *p, const unsigned *pus
     if (ticks == NULL || ns == NULL || nsamples == 0)
         return HPCB_EINVAL;
     struct team_job job = {.params = p, .ticks = ticks, .ns = ns, .nsamples = nsamples};
+    hpcb_phase_init(&job.phase, nmembers);
     return hpcb_team_run(pus, nmembers, team_member, &job, NULL);
 }
