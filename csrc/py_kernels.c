@@ -249,7 +249,8 @@ static PyObject *copy_team(PyObject *self, PyObject *args, PyObject *kwargs)
     if (rc != HPCB_OK) {
         Py_DECREF(ns);
         Py_DECREF(ticks);
-        if (rc == HPCB_EBIND)
+        /* Parameters were checked above: EINVAL here is a PU hwloc does not know. */
+        if (rc == HPCB_EBIND || rc == HPCB_EINVAL)
             PyErr_SetString(PyExc_ValueError,
                             "copy_team: could not bind a member; is every PU on this machine "
                             "and allowed to this process?");

@@ -123,6 +123,14 @@ class PairPlan:
                               for k, p in self.representative.items()]}
 
 
+def require_two_pus(topology, pus) -> None:
+    """A pair benchmark on a machine (or process) with one PU has nothing to
+    measure: skip it with a reason instead of failing the run."""
+    from .suite import Skipped
+    if pus is None and len(topology.pu_indexes) < 2:
+        raise Skipped(f"pair tests need two cores; this process may use one ({_ranges(topology.pu_indexes)})")
+
+
 def plan_pairs(topology, pus=None, mode: str = "auto", sample: int = DEFAULT_SAMPLE, seed: int = 1) -> PairPlan:
     """Choose the pairs to test. mode 'all': every pair (Servet's O(P^2)).
     mode 'auto': the first pair of each relation plus `sample` random others."""

@@ -16,7 +16,7 @@ import traceback
 
 from . import context as context_mod
 from .results import Results, check_writable
-from .suite import REGISTRY
+from .suite import REGISTRY, Skipped
 
 
 def quiet_wait(comm):
@@ -48,6 +48,9 @@ def run_benchmark(bench, options, topology, progress, earlier=None) -> dict:
     try:
         record.update(bench.run(options.get(bench.name, {}), topology, progress, earlier or {}))
         record["status"] = "ok"
+    except Skipped as e:
+        record["status"] = "skipped"
+        record["reason"] = str(e)
     except Exception as e:  # one benchmark's failure must not lose the others
         record["status"] = "failed"
         record["error"] = f"{type(e).__name__}: {e}"

@@ -91,7 +91,9 @@ def summary(results) -> str:
     if not results.benchmarks:
         lines.append("no benchmark finished")
     for rec in results.benchmarks:
-        if rec.get("status") != "ok":
+        if rec.get("status") == "skipped":
+            lines.append(f"{rec.get('name')} on {rec.get('node', '?')}: skipped: {rec.get('reason', '')}")
+        elif rec.get("status") != "ok":
             lines.append(f"{rec.get('name')} on {rec.get('node', '?')}: FAILED: {rec.get('error', 'unknown error')}")
         elif rec.get("name") in SUMMARIES:
             lines.extend(SUMMARIES[rec["name"]](rec))

@@ -5,6 +5,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 
+class Skipped(Exception):
+    """Raised by a benchmark that cannot run here (say why in one line);
+    the run goes on and the record says 'skipped'."""
+
+
 @dataclass(frozen=True)
 class Benchmark:
     name: str

@@ -51,6 +51,37 @@ def test_run_writes_results_with_hwloc_beside_measured(small_run):
     assert "cache levels on" in proc.stdout and "results written to" in proc.stdout
 
 
+@pytest.fixture(scope="module")
+def node_run(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("node") / "r.json")
+    proc = cli("run", "shared-caches", "memory", "-o", out, *SMALL, "--memory-size", "16MiB",
+               "--memory-reps", "3", "--rounds", "2")
+    return proc, out
+
+
+def test_node_benchmarks_give_partitions_of_the_cores(node_run):
+    proc, out = node_run
+    assert proc.returncode == 0, proc.stderr
+    res = hpcbench.load(out)
+    pus = sorted(Topology.load().pu_indexes)
+    shared = res.get("shared-caches")
+    assert shared["parameters"]["levels_from"] == "cache sweep run by shared-caches"
+    assert shared["derived"]["levels"]
+    for lv in shared["derived"]["levels"]:
+        if lv["decidable"]:
+            assert sorted(c for g in lv["groups"] for c in g) == pus
+        assert sorted(c for g in lv["hwloc_groups"] for c in g) == pus
+        assert all(r["ratio"] > 0 for r in lv["ratios"])
+    raw = shared["raw"]["levels"][0]
+    assert len(raw["alone"]) == len(raw["pairs"]) and len(raw["alone"][0]) == 2   # (pairs, rounds, ...)
+    memory = res.get("memory")
+    assert memory["parameters"]["array_bytes"] == 16 << 20
+    assert memory["derived"]["overhead"]["reference"] > 0
+    node = memory["derived"]["scalability"][-1]
+    assert node["group"] == "node" and [p["cores"] for p in node["points"]] == list(range(1, len(pus) + 1))
+    assert "shared caches on" in proc.stdout and "memory access on" in proc.stdout
+
+
 def test_show_prints_the_summary(small_run):
     _, out = small_run
     proc = cli("show", out)
@@ -80,6 +111,13 @@ def test_help_everywhere():
     (["run", "nosuchbench"], "unknown benchmark 'nosuchbench'"),
     (["run", "cache", "-o", "/nonexistent-dir/r.json", "--cache-max", "1MiB"], "output folder does not exist"),
     (["frobnicate"], "invalid choice"),
+    (["run", "memory", "--cores", "0,0"], "core 0 is listed twice"),
+    (["run", "memory", "--cores", "0,100000"], "not a PU this process may use"),
+    (["run", "shared-caches", "--cores", "0"], "pair tests need at least two cores"),
+    (["run", "memory", "--cores", "1-0"], "must not run backwards"),
+    (["run", "memory", "--memory-size", "100000GiB"], "lower --memory-size"),
+    (["run", "memory", "--memory-tolerance", "2"], "--memory-tolerance must be between 0 and 1"),
+    (["run", "shared-caches", "--share-threshold", "0.5"], "--share-threshold must be above 1"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     proc = cli(*args)
@@ -113,3 +151,18 @@ def test_failed_benchmark_keeps_earlier_results(tmp_path, monkeypatch):
     data = json.load(open(out))
     assert [b["status"] for b in data["benchmarks"]] == ["ok", "failed"]
     assert "simulated failure" in data["benchmarks"][1]["error"]
+
+
+@pytest.mark.parametrize("name", ["shared-caches", "memory"])
+def test_pair_benchmarks_skip_on_a_one_core_machine(name):
+    from hpcbench import runner, suite
+    from hpcbench.show import summary
+    from hpcbench.results import Results
+
+    one_core = Topology.from_synthetic("pack:1 l2:1(size=1MiB) l1:1(size=32KiB) core:1 pu:1")
+    record = runner.run_benchmark(suite.REGISTRY[name], {}, one_core, None)
+    assert record["status"] == "skipped"
+    assert "pair tests need two cores" in record["reason"]
+    results = Results({})
+    results.benchmarks.append(record)
+    assert f"{name} on" in summary(results) and "skipped: pair tests need two cores" in summary(results)

@@ -86,6 +86,41 @@ def test_team_refuses_a_pu_that_does_not_exist():
         _core.traverse_team([], 4096, 1024)
 
 
+def test_team_refuses_a_pu_twice():
+    with pytest.raises(ValueError, match="distinct"):
+        _core.traverse_team([0, 0], 4096, 1024)
+    with pytest.raises(ValueError, match="distinct"):
+        _core.copy_team([0, 0], 4096, 2)
+
+
+def test_copy_team_times_every_repetition_of_every_member():
+    pus = _core.thread_binding()
+    ns, ticks = _core.copy_team(pus, 1 << 20, 4, warmup=1)
+    assert ns.shape == ticks.shape == (len(pus), 4)
+    assert np.all(ns > 0) and np.all(ticks > 0)
+    # The TSC and the clock tell the same time (within scheduling noise).
+    ratio = ticks.sum() / ns.sum()
+    assert 0.1 < ratio < 10
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(pus=[0], array_bytes=100, repetitions=2), "multiple of 64"),
+    (dict(pus=[0], array_bytes=0, repetitions=2), "multiple of 64"),
+    (dict(pus=[0], array_bytes=4096, repetitions=0), "repetitions"),
+    (dict(pus=[0], array_bytes=4096, repetitions=2, page_mode=7), "page_mode"),
+    (dict(pus=[10**6], array_bytes=4096, repetitions=2), "could not bind"),
+    (dict(pus=[0, 10**6], array_bytes=4096, repetitions=2), "could not bind"),
+])
+def test_copy_team_refuses_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        _core.copy_team(**kwargs)
+
+
+def test_copy_team_reports_memory_exhaustion():
+    with pytest.raises(MemoryError):
+        _core.copy_team([0], 1 << 50, 1)
+
+
 def test_binding_round_trip():
     before = _core.thread_binding()
     _core.bind_thread([before[0]])

@@ -9,7 +9,7 @@ PYTHON=${PYTHON:-python3}
 out=build-sanitize
 rm -rf "$out" && mkdir -p "$out/hpcbench"
 HPCB_SANITIZE=1 "$PYTHON" setup.py -q build_ext --build-lib "$out" --build-temp "$out/tmp" --force >/dev/null
-cp -r hpcbench/*.py hpcbench/cache "$out/hpcbench/"
+(cd hpcbench && find . -name "*.py" -exec cp --parents {} "../$out/hpcbench/" \;)
 ASAN_LIB=$(${MPICC:-mpicc} -print-file-name=libasan.so)
 UBSAN_LIB=$(${MPICC:-mpicc} -print-file-name=libubsan.so)
 export LD_PRELOAD="$ASAN_LIB $UBSAN_LIB"

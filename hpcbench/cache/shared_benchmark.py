@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validate
-from ..pairs import DEFAULT_SAMPLE, plan_pairs
+from ..pairs import DEFAULT_SAMPLE, plan_pairs, require_two_pus
 from .analysis import estimate_levels
 from .measure import DEFAULT_WINDOW, measure
 from .shared import analyze_shared_caches, choose_corun_size, co_run_ratio
@@ -29,11 +29,14 @@ def levels_from_cache_record(record: dict) -> dict:
             "window": params.get("window", DEFAULT_WINDOW), "source": "cache benchmark of this run"}
 
 
-def measure_levels(topology, pu, progress) -> dict:
-    """The cache sweep, when this run has none."""
+def measure_levels(topology, pu, progress, cache_options=None) -> dict:
+    """The cache sweep (with the run's cache options), when this run has none."""
     if progress:
         progress("shared-caches: no cache results in this run, measuring cache levels first")
-    sweep = measure(topology=topology, pu=pu, progress=progress)
+    options = dict(cache_options or {})
+    if options.get("pu") is None:
+        options["pu"] = pu
+    sweep = measure(topology=topology, progress=progress, **options)
     levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
                              refined=sweep.refined)
     p = sweep.parameters
@@ -44,7 +47,8 @@ def measure_levels(topology, pu, progress) -> dict:
 
 
 def check_options(options: dict) -> dict:
-    o = dict(pairs="auto", cores=None, sample=DEFAULT_SAMPLE, threshold=None, rounds=3, samples=3, seed=1)
+    o = dict(pairs="auto", cores=None, sample=DEFAULT_SAMPLE, threshold=None, rounds=3, samples=3, seed=1,
+             cache=None)
     o.update({k: v for k, v in options.items() if v is not None or k == "threshold"})
     _validate.positive_int("rounds", o["rounds"])
     _validate.positive_int("samples", o["samples"])
@@ -55,9 +59,10 @@ def check_options(options: dict) -> dict:
 
 def run(options: dict, topology, progress=None, earlier=None) -> dict:
     o = check_options(options)
+    require_two_pus(topology, o["cores"])
     plan = plan_pairs(topology, o["cores"], o["pairs"], o["sample"], o["seed"])
     cache = (earlier or {}).get("cache")
-    basis = levels_from_cache_record(cache) if cache else measure_levels(topology, plan.pus[0], progress)
+    basis = levels_from_cache_record(cache) if cache else measure_levels(topology, plan.pus[0], progress, o["cache"])
     if not basis["levels"]:
         raise ValueError("the cache benchmark found no cache level to test")
 

@@ -4,7 +4,7 @@ bandwidth over a representative group of each overhead level and the node."""
 from __future__ import annotations
 
 from .. import _validate
-from ..pairs import DEFAULT_SAMPLE, plan_pairs, spread_order
+from ..pairs import DEFAULT_SAMPLE, plan_pairs, require_two_pus, spread_order
 from .analysis import DEFAULT_TOLERANCE, analyze_memory_overhead, analyze_scalability, pair_bandwidth
 from .measure import check_array_bytes, default_array_bytes, measure_pairs, measure_scalability
 
@@ -32,6 +32,7 @@ def largest_group(level) -> list:
 
 def run(options: dict, topology, progress=None, earlier=None) -> dict:
     o = check_options(options, topology)
+    require_two_pus(topology, o["cores"])
     plan = plan_pairs(topology, o["cores"], o["pairs"], o["sample"], o["seed"])
     size = check_array_bytes(o["size"], len(plan.pus))
     data = measure_pairs(plan, size, o["repetitions"], o["rounds"], o["pages"], o["seed"], progress)
