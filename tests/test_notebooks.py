@@ -9,8 +9,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 matplotlib = pytest.importorskip("matplotlib")
 
 
-@pytest.mark.parametrize("name", ["cache.ipynb"])
-def test_notebook_runs(name, monkeypatch):
+@pytest.mark.parametrize("name, produced, figures", [("cache.ipynb", "levels", 3), ("node.ipynb", "scalability", 3)])
+def test_notebook_runs(name, produced, figures, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -23,5 +23,5 @@ def test_notebook_runs(name, monkeypatch):
         if cell["cell_type"] == "code":
             exec(compile("".join(cell["source"]), f"{name} cell", "exec"), namespace)
     # The notebook re-ran the analysis and drew its figures.
-    assert namespace["levels"] and len(plt.get_fignums()) >= 3
+    assert namespace[produced] and len(plt.get_fignums()) >= figures
     plt.close("all")
