@@ -78,7 +78,7 @@ def test_node_benchmarks_give_partitions_of_the_cores(node_run):
     if l1["level"] == 1 and l1["decidable"]:
         assert l1["groups"] == l1["hwloc_groups"], l1
     raw = shared["raw"]["levels"][0]
-    assert len(raw["alone"]) == len(raw["pairs"]) and len(raw["alone"][0]) == 2   # (pairs, rounds, ...)
+    assert len(raw["alone"]) == len(raw["pairs"]) and len(raw["alone"][0]) == 3   # (pairs, rounds, ...)
     memory = res.get("memory")
     assert memory["parameters"]["array_bytes"] == 16 << 20
     assert memory["derived"]["overhead"]["reference"] > 0
