@@ -28,6 +28,10 @@ SOURCES = [
     "csrc/kernels/traverse.c",
     "csrc/kernels/copy.c",
     "csrc/kernels/barrier.c",
+    "csrc/kernels/p2p.c",
+    "csrc/kernels/collective.c",
+    "csrc/kernels/overlap.c",
+    "csrc/kernels/contention.c",
 ]
 DEPENDS = [os.path.join(root, f) for root, _, files in os.walk("csrc") for f in files if f.endswith(".h")]
 

@@ -7,6 +7,7 @@
 
 #include "hpcb.h"
 #include "kernels/copy.h"
+#include "kernels/overlap.h"
 #include "kernels/traverse.h"
 #include "memory.h"
 
@@ -261,6 +262,34 @@ static PyObject *copy_team(PyObject *self, PyObject *args, PyObject *kwargs)
     return Py_BuildValue("NN", ns, ticks);
 }
 
+static PyObject *daxpy_times(PyObject *self, PyObject *args)
+{
+    long long n;
+    Py_ssize_t warmup, iterations;
+    if (!PyArg_ParseTuple(args, "Lnn", &n, &warmup, &iterations))
+        return NULL;
+    if (n < 0 || n > (1LL << 32) || warmup < 0 || iterations <= 0 || iterations > 100000000) {
+        PyErr_Format(PyExc_ValueError,
+                     "daxpy_times: vector length in 0..2**32, warmup >= 0, iterations in 1..1e8; got %lld, %zd, %zd",
+                     n, warmup, iterations);
+        return NULL;
+    }
+    npy_intp dims[1] = {iterations};
+    PyObject *arr = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (arr == NULL)
+        return NULL;
+    double *ticks = PyArray_DATA((PyArrayObject *)arr);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_daxpy_times((size_t)n, (size_t)warmup, (size_t)iterations, ticks);
+    Py_END_ALLOW_THREADS
+    if (rc != HPCB_OK) {
+        Py_DECREF(arr);
+        return hpcb_raise(rc, "daxpy_times");
+    }
+    return arr;
+}
+
 PyMethodDef hpcb_kernel_methods[] = {
     {"traverse", (PyCFunction)(void (*)(void))traverse, METH_VARARGS | METH_KEYWORDS,
      "traverse(array_bytes, stride_bytes, order=0, seed=1, min_accesses=1, warmup=1, "
@@ -270,5 +299,7 @@ PyMethodDef hpcb_kernel_methods[] = {
     {"copy_team", (PyCFunction)(void (*)(void))copy_team, METH_VARARGS | METH_KEYWORDS,
      "copy_team(pus, array_bytes, repetitions, warmup=1, page_mode=0) -> (ns, ticks), 2-D arrays "
      "(members x repetitions) of the time of each copy of array_bytes"},
+    {"daxpy_times", daxpy_times, METH_VARARGS,
+     "daxpy_times(n, warmup, iterations) -> ticks per y += a*x over n doubles"},
     {NULL, NULL, 0, NULL},
 };

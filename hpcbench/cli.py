@@ -72,6 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--rounds", type=int, default=3, metavar="N",
                       help="times every pair is measured, in a new order each time (default 3)")
 
+    comm = run.add_argument_group("comm benchmark (every rank takes part; needs mpiexec -n 2 or more)")
+    comm.add_argument("--comm-max", type=_size, default=4 << 20, metavar="SIZE",
+                      help="largest message (default 4MiB); sizes are 0 and powers of two up to it")
+    comm.add_argument("--comm-cap", type=float, default=0.2, metavar="S",
+                      help="time cap per message size in seconds (default 0.2)")
+    comm.add_argument("--comm-rse", type=float, default=0.01, metavar="F",
+                      help="stop repeating once the median's relative standard error is below F (default 0.01)")
+    comm.add_argument("--comm-probe", type=_size, default=None, metavar="SIZE",
+                      help="message size for the all-pairs latency of Servet's layers (default: the L1 size)")
+    comm.add_argument("--comm-layer-tolerance", type=float, default=0.2, metavar="F",
+                      help="relative latency gap that separates two layers (default 0.2)")
+
     sub.add_parser("list", help="list the benchmarks", description="List the benchmarks and the default suite.")
     show = sub.add_parser("show", help="print a summary of a results file", description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
@@ -95,6 +107,11 @@ def _node_options(args) -> dict:
     }
 
 
+def _comm_options(args) -> dict:
+    return {"max_size": args.comm_max, "cap_s": args.comm_cap, "rse": args.comm_rse,
+            "probe_size": args.comm_probe, "layer_tolerance": args.comm_layer_tolerance}
+
+
 def _cache_options(args) -> dict:
     opts = {"min_size": args.cache_min, "stride": args.cache_stride, "order": args.cache_order,
             "pages": args.cache_pages, "passes": args.cache_passes, "samples": args.cache_samples,
@@ -104,7 +121,7 @@ def _cache_options(args) -> dict:
     return opts
 
 
-def _validate_run(args, topology):
+def _validate_run(args, topology, ranks=1):
     unknown = [n for n in args.benchmarks if n not in REGISTRY]
     if unknown:
         raise UsageError(f"hpcbench run: unknown benchmark {unknown[0]!r}; choose from {', '.join(REGISTRY)}")
@@ -117,9 +134,17 @@ def _validate_run(args, topology):
         raise UsageError(f"hpcbench run: {e}") from None
     if o["pu"] is not None and o["pu"] not in topology.pu_indexes:
         raise UsageError(f"hpcbench run: --cache-pu must be one of {topology.pu_indexes}, got {o['pu']}")
-    names = args.benchmarks or default_suite()
+    names = args.benchmarks or default_suite(ranks)
     if "shared-caches" in names or "memory" in names:
         _validate_node(args, topology, names)
+    if "comm" in names:
+        if ranks < 2:
+            raise UsageError("hpcbench run: comm needs at least 2 MPI ranks; run it under mpiexec -n 2 or more")
+        from .comm.benchmark import check_options
+        try:
+            check_options(_comm_options(args))
+        except ValueError as e:
+            raise UsageError(f"hpcbench run: {e}") from None
 
 
 def _validate_node(args, topology, names):
@@ -156,10 +181,10 @@ def _cmd_run(args) -> int:
 
     comm = MPI.COMM_WORLD
     topology = Topology.load()
-    _validate_run(args, topology)
-    names = args.benchmarks or default_suite()
+    _validate_run(args, topology, comm.Get_size())
+    names = args.benchmarks or default_suite(comm.Get_size())
     try:
-        options = {"cache": _cache_options(args), **_node_options(args)}
+        options = {"cache": _cache_options(args), "comm": _comm_options(args), **_node_options(args)}
         results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet)
     except ValueError as e:
         raise UsageError(f"hpcbench run: {e}") from None
@@ -171,11 +196,12 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    default = set(default_suite())
+    default = set(default_suite(ranks=2))
     for b in REGISTRY.values():
         mark = "*" if b.name in default else " "
         print(f"{mark} {b.name:<16} {b.summary} [{b.scope}]")
-    print("* = in the default suite")
+    print("* = in the default suite" + "".join(f"; {b.name} only with {b.min_ranks} ranks or more"
+                                               for b in REGISTRY.values() if b.min_ranks > 1))
     return 0
 
 

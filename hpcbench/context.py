@@ -35,7 +35,7 @@ def collect(topology, comm=None, hosts=None) -> dict:
     if comm is not None:
         from mpi4py import MPI
         import mpi4py
-        mpi = {"library": MPI.Get_library_version().strip().splitlines()[0], "ranks": comm.Get_size(),
+        mpi = {"library": MPI.Get_library_version().replace("\x00", "").strip().splitlines()[0], "ranks": comm.Get_size(),
                "standard": "%d.%d" % MPI.Get_version(), "mpi4py": mpi4py.__version__}
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

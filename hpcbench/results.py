@@ -48,7 +48,7 @@ class Results:
 
     def save(self, path: str) -> None:
         """Write atomically: a temporary file in the same folder, then rename."""
-        text = json.dumps(_plain(self.to_dict()), indent=1, allow_nan=False)
+        text = _dumps(_plain(self.to_dict()))
         folder = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=".hpcbench-", suffix=".json", dir=folder)
         try:
@@ -110,6 +110,21 @@ def load(path: str) -> Results:
     if not all(isinstance(b, dict) and "name" in b for b in data["benchmarks"]):
         raise ResultsError(f"results file {path} is damaged (a benchmark record has no name)")
     return Results(data["context"], data["benchmarks"], path=path)
+
+
+def _dumps(obj, depth: int = 0) -> str:
+    """JSON, indented for reading, but with every list of plain values on one
+    line: raw samples stay compact (one number per line would double the
+    file) while the structure stays easy to browse."""
+    pad, inner = " " * depth, " " * (depth + 1)
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        items = (f"{inner}{json.dumps(k)}: {_dumps(v, depth + 1)}" for k, v in obj.items())
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(obj, list) and any(isinstance(v, (dict, list)) for v in obj):
+        return "[\n" + ",\n".join(inner + _dumps(v, depth + 1) for v in obj) + "\n" + pad + "]"
+    return json.dumps(obj, separators=(",", ":") if isinstance(obj, list) else None, allow_nan=False)
 
 
 def _plain(obj):

@@ -38,7 +38,7 @@ def _progress_printer(enabled):
     return progress
 
 
-def run_benchmark(bench, options, topology, progress, earlier=None) -> dict:
+def run_benchmark(bench, options, topology, progress, earlier=None, comm=None) -> dict:
     """One benchmark on this rank; failures become a 'failed' record.
     `earlier`: this node's finished records of this run, by name (the
     shared-cache benchmark reads the cache benchmark's curve from it)."""
@@ -46,7 +46,8 @@ def run_benchmark(bench, options, topology, progress, earlier=None) -> dict:
               "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     t0 = time.monotonic()
     try:
-        record.update(bench.run(options.get(bench.name, {}), topology, progress, earlier or {}))
+        args = (options.get(bench.name, {}), topology, progress, earlier or {})
+        record.update(bench.run(*args, comm) if bench.scope == "world" else bench.run(*args))
         record["status"] = "ok"
     except Skipped as e:
         record["status"] = "skipped"
@@ -91,7 +92,11 @@ def run_suite(names, options, output, comm, topology, quiet=False, on_record=Non
         if progress:
             progress(f"{name}: running on {comm.Get_size()} rank(s)")
         record = None
-        if bench.scope == "node":
+        if bench.scope == "world":
+            # Every rank measures; rank 0's record speaks for the run.
+            mine = run_benchmark(bench, options, topology, progress if rank == 0 else None, earlier, comm)
+            record = mine if rank == 0 else None
+        elif bench.scope == "node":
             if is_leader:
                 record = run_benchmark(bench, options, topology, progress if rank == 0 else None, earlier)
                 if record["status"] == "ok":

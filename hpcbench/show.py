@@ -76,7 +76,67 @@ def memory_summary(record: dict) -> list:
     return lines
 
 
-SUMMARIES = {"cache": cache_summary, "shared-caches": shared_caches_summary, "memory": memory_summary}
+def _us(seconds) -> str:
+    return "-" if seconds is None else f"{seconds * 1e6:.2f} us"
+
+
+def _regions(regions) -> str:
+    parts = []
+    for r in regions:
+        bw = f"{r['bandwidth'] / 1e9:.2f} GB/s" if r.get("bandwidth") else "inf"
+        parts.append(f"[{format_size(r['first'])}..{format_size(r['last'])}] {_us(r['latency'])} + N/{bw}")
+    return "; ".join(parts)
+
+
+def _at(summary, size, key="median"):
+    sizes = list(summary["sizes"])
+    return summary[key][sizes.index(size)] if size in sizes else None
+
+
+def comm_summary(record: dict) -> list:
+    p, d = record.get("parameters", {}), record.get("derived", {})
+    echo = d.get("echo", {})
+    s = echo.get("summary", {})
+    lines = [f"communication over {p.get('ranks')} ranks (echo between ranks 0 and 1, one-way = round trip / 2)"]
+    if s:
+        largest = max(s["sizes"])
+        bw = _at(s, largest, "bandwidth")
+        lines.append(f"  echo latency 0 B {_us(_at(s, 0))}, 8 B {_us(_at(s, 8))}; bandwidth at "
+                     f"{format_size(largest)} {bw / 1e9:.2f} GB/s; n_1/2 {format_size(echo.get('n_half', 0))}, "
+                     f"n_90 {format_size(echo.get('n_90', 0))}")
+        lines.append(f"  echo regions: {_regions(echo.get('regions', []))}")
+    for name, label in (("exchange", "exchange"), ("broadcast", "broadcast"), ("global_sum", "global sum")):
+        if name in d:
+            ss = d[name]["summary"]
+            lines.append(f"  {label:<10} 8 B {_us(_at(ss, 8))}, {format_size(max(ss['sizes']))} "
+                         f"{_us(_at(ss, max(ss['sizes'])))}; regions: {len(d[name]['regions'])}")
+    if "barrier" in d:
+        lines.append(f"  barrier: minimum {_us(d['barrier']['minimum'])}, median {_us(d['barrier']['median'])}")
+    if "daxpy" in d:
+        lines.append(f"  DAXPY: r_inf {d['daxpy']['r_inf'] / 1e9:.2f} Gflop/s, n_1/2 {d['daxpy']['n_half']:.0f} doubles")
+    if "overlap" in d:
+        pct = [v for row in d["overlap"]["overlap_percent"] for v in row if v is not None]
+        if pct:
+            lines.append(f"  overlap of exchange with DAXPY: {min(pct):.0f}% to {max(pct):.0f}% of what could be hidden "
+                         f"({len(pct)} measurable points)")
+    for load in d.get("contention", {}).get("loads", []):
+        slow = ", ".join(f"{format_size(sz)} x{x:.2f}" for sz, x in zip(d["contention"]["sizes"], load["slowdown"]))
+        lines.append(f"  echo 1<->2 with {format_size(load['load_size'])} load 0->3: slowdown {slow}")
+    if "model" in d.get("hops", {}):
+        lines.append(f"  hops: per extra hop {_us(d['hops']['model']['per_hop'])}")
+    layers = d.get("layers", [])
+    if layers:
+        lines.append(f"  layers at {format_size(p.get('probe_size', 0))}: {'layer':<34}{'latency':>11}{'pairs':>7}  "
+                     "scalability (pairs: slowdown)")
+        for lv in layers:
+            scal = " ".join(f"{x['pairs']}:x{x['slowdown']:.2f}" for x in lv["scalability"])
+            lines.append(f"    {lv['name']:<48}{_us(lv['latency']):>11}{len(lv['pairs']):>7}  {scal}")
+            lines.append(f"      regions: {_regions(lv['regions'])}")
+    return lines
+
+
+SUMMARIES = {"cache": cache_summary, "shared-caches": shared_caches_summary, "memory": memory_summary,
+             "comm": comm_summary}
 
 
 def summary(results) -> str:

@@ -14,9 +14,10 @@ class Skipped(Exception):
 class Benchmark:
     name: str
     summary: str
-    scope: str              #: "node": once per node, by its lowest rank
+    scope: str              #: "node": once per node, by its lowest rank; "world": every rank takes part
     run: Callable           #: run(options, topology, progress, earlier) -> record parts
     default: bool = True
+    min_ranks: int = 1      #: in the default suite only with at least this many ranks
 
 
 def _cache(options, topology, progress, earlier):
@@ -34,6 +35,11 @@ def _memory(options, topology, progress, earlier):
     return benchmark.run(options, topology, progress, earlier)
 
 
+def _comm(options, topology, progress, earlier, comm):
+    from .comm import benchmark
+    return benchmark.run(options, topology, progress, earlier, comm)
+
+
 # Order matters: shared-caches reads the curve the cache benchmark measured.
 REGISTRY = {
     "cache": Benchmark("cache", "cache levels and sizes from array traversals (Servet III-A)", "node", _cache),
@@ -41,8 +47,10 @@ REGISTRY = {
                                "node", _shared_caches),
     "memory": Benchmark("memory", "memory-access overhead between cores and bandwidth scalability (Servet III-C)",
                         "node", _memory),
+    "comm": Benchmark("comm", "CoMet's message-passing kernels, Servet's communication layers, fitted models",
+                      "world", _comm, min_ranks=2),
 }
 
 
-def default_suite() -> list:
-    return [b.name for b in REGISTRY.values() if b.default]
+def default_suite(ranks: int = 1) -> list:
+    return [b.name for b in REGISTRY.values() if b.default and ranks >= b.min_ranks]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._grouping import split_at_gaps
 from ..pairs import components
 
 #: Relative difference that separates "below the reference" and two levels.
@@ -68,18 +69,6 @@ class MemoryOverhead:
                 "unaffected": [list(p) for p in self.unaffected], "inconsistencies": self.inconsistencies}
 
 
-def _cluster(values: dict, tolerance: float) -> list:
-    """Pairs grouped by similar relative bandwidth, lowest first."""
-    levels, previous = [], None
-    for pair, v in sorted(values.items(), key=lambda kv: (kv[1], kv[0])):
-        if previous is not None and v <= previous * (1 + tolerance):
-            levels[-1].append(pair)
-        else:
-            levels.append([pair])
-        previous = v
-    return levels
-
-
 def analyze_memory_overhead(measured: dict, plan, tolerance: float = DEFAULT_TOLERANCE) -> MemoryOverhead:
     """Overhead levels from measured pairs.
 
@@ -94,7 +83,7 @@ def analyze_memory_overhead(measured: dict, plan, tolerance: float = DEFAULT_TOL
         raise ValueError(f"no bandwidth for tested pair {missing[0]}")
     relative = {p: measured[p][2] for p in plan.tested}
     below = {p: v for p, v in relative.items() if v < 1 - tolerance}
-    clusters = _cluster(below, tolerance)
+    clusters = split_at_gaps(below, tolerance)
     level_of = {p: i for i, pairs in enumerate(clusters) for p in pairs}
 
     members = [[] for _ in clusters]
