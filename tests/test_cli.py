@@ -116,6 +116,7 @@ def test_help_everywhere():
     (["run", "nosuchbench"], "unknown benchmark 'nosuchbench'"),
     (["run", "cache", "-o", "/nonexistent-dir/r.json", "--cache-max", "1MiB"], "output folder does not exist"),
     (["frobnicate"], "invalid choice"),
+    (["run", "comm"], "comm needs at least 2 MPI ranks"),
     (["run", "memory", "--cores", "0,0"], "core 0 is listed twice"),
     (["run", "memory", "--cores", "0,100000"], "not a PU this process may use"),
     (["run", "shared-caches", "--cores", "0"], "pair tests need at least two cores"),

@@ -156,3 +156,41 @@ def test_barrier_kernel_through_mpi4py():
         _core.barrier_times(MPI.COMM_NULL)
     with pytest.raises(ValueError, match="samples > 0"):
         _core.barrier_times(MPI.COMM_SELF, 1, 0)
+
+
+def test_mpi_kernels_on_comm_self():
+    """The collective kernels on a one-rank communicator, and the pair kernels
+    with this rank sitting out: their code paths run (under the sanitizers too)."""
+    from mpi4py import MPI
+    self_comm = MPI.COMM_SELF
+    assert np.all(_core.bcast_times(self_comm, 0, 4096, 2, 5) > 0)
+    assert np.all(_core.allreduce_times(self_comm, 1000, 2, 5) > 0)
+    assert _core.allreduce_times(self_comm, 0, 0, 3).shape == (3,)
+    # Partner -1: this rank takes no part, its samples stay NaN.
+    assert np.all(np.isnan(_core.echo(self_comm, -1, True, 64, 1, 4)))
+    assert np.all(np.isnan(_core.exchange(self_comm, -1, True, 64, 1, 4)))
+    assert np.all(np.isnan(_core.overlap_times(self_comm, -1, 64, 100, 0, 1, 4)))
+    # Compute-only overlap needs no partner message but a partner rank; DAXPY alone:
+    ticks = _core.daxpy_times(1000, 2, 10)
+    assert ticks.shape == (10,) and np.all(ticks > 0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda c: _core.echo(c, 0, True, 8, 1, 2), "out of range"),          # partner is this rank
+    (lambda c: _core.exchange(c, 5, True, 8, 1, 2), "out of range"),
+    (lambda c: _core.bcast_times(c, 3, 8, 1, 2), "out of range"),
+    (lambda c: _core.echo(c, -1, True, -8, 1, 2), "message size"),
+    (lambda c: _core.echo(c, -1, True, 8, 1, 0), "iterations"),
+    (lambda c: _core.overlap_times(c, -1, 8, 10, 9, 1, 2), "mode"),
+    (lambda c: _core.daxpy_times(-1, 1, 2), "vector length"),
+    (lambda c: _core.echo_contention(c, 7, 0, 0, 8, 8, 1, 2), "out of range"),
+])
+def test_mpi_kernels_refuse_bad_arguments(call, message):
+    from mpi4py import MPI
+    with pytest.raises(ValueError, match=message):
+        call(MPI.COMM_SELF)
+
+
+def test_mpi_kernels_refuse_what_is_not_a_communicator():
+    with pytest.raises(TypeError):
+        _core.echo("COMM_WORLD", -1, True, 8, 1, 2)

@@ -56,3 +56,35 @@ def test_usage_error_is_printed_once(tmp_path):
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.splitlines() if "stride must be" in line]
     assert len(lines) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_comm_kernels_and_layers(n):
+    proc = mpirun(n, os.path.join(ROOT, "tests", "mpi_comm_check.py"), timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "OK" in proc.stdout
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_comm_benchmark_end_to_end(tmp_path, n):
+    out = str(tmp_path / "r.json")
+    proc = mpirun(n, "-m", "hpcbench", "run", "comm", "-o", out, "--comm-max", "64KiB", "--comm-cap", "0.02",
+                  timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.load(open(out))
+    rec = data["benchmarks"][0]
+    assert rec["name"] == "comm" and rec["status"] == "ok", rec.get("error")
+    d = rec["derived"]
+    assert d["echo"]["summary"]["sizes"][0] == 0 and max(d["echo"]["summary"]["sizes"]) == 64 << 10
+    assert d["echo"]["regions"] and d["daxpy"]["r_inf"] > 0
+    pairs = sorted(tuple(p) for lv in d["layers"] for p in lv["pairs"])
+    assert pairs == [(a, b) for a in range(n) for b in range(a + 1, n)]
+    assert ("contention" in d) == (n >= 4) and ("hops" in d) == (n >= 4)
+    assert "communication over" in proc.stdout and proc.stdout.count("results written to") == 1
+
+
+def test_comm_usage_errors_once(tmp_path):
+    proc = mpirun(2, "-m", "hpcbench", "run", "comm", "--comm-cap", "0", "-o", str(tmp_path / "r.json"))
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if "time cap" in line]
+    assert len(lines) == 1, proc.stderr

@@ -18,3 +18,15 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$PWD/$out" HPCB_EXPECT_SANITIZED=1
 cd "$out"
 "$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py"
+
+# The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
+# runs without the preload; only the Python ranks get the sanitizer runtimes.
+# (-x is Open MPI's way to pass variables; other MPIs skip this part.)
+if command -v mpiexec >/dev/null && mpiexec --version 2>&1 | grep -q "Open MPI"; then
+    . "$OLDPWD/tools/mpienv.sh"
+    preload=$LD_PRELOAD
+    for n in 2 4; do
+        env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_comm_check.py"
+    done
+fi
