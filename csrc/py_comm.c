@@ -122,19 +122,24 @@ static PyObject *p2p(PyObject *args, const char *what, p2p_fn fn)
     PyObject *comm_obj;
     int partner, initiator = 1;
     long long bytes;
-    Py_ssize_t warmup, iterations;
+    Py_ssize_t warmup, iterations, inner = 1;
     MPI_Comm comm;
-    if (!PyArg_ParseTuple(args, "OipLnn", &comm_obj, &partner, &initiator, &bytes, &warmup, &iterations))
+    if (!PyArg_ParseTuple(args, "OipLnn|n", &comm_obj, &partner, &initiator, &bytes, &warmup, &iterations,
+                          &inner))
         return NULL;
     if (get_comm(comm_obj, what, &comm) || check_counts(what, warmup, iterations) || check_bytes(what, bytes))
         return NULL;
+    if (inner < 1 || inner > 1000000) {
+        PyErr_Format(PyExc_ValueError, "%s: inner iterations per sample must be in 1..1e6, got %zd", what, inner);
+        return NULL;
+    }
     double *ticks;
     PyObject *arr = new_samples(iterations, &ticks);
     if (arr == NULL)
         return NULL;
     struct hpcb_p2p_params p = {.partner = partner < 0 ? MPI_PROC_NULL : partner, .initiator = initiator,
                                 .bytes = (size_t)bytes, .warmup = (size_t)warmup,
-                                .iterations = (size_t)iterations};
+                                .iterations = (size_t)iterations, .inner = (size_t)inner};
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = fn(comm, &p, ticks);
@@ -262,9 +267,11 @@ PyMethodDef hpcb_comm_methods[] = {
     {"barrier_times", barrier_times, METH_VARARGS,
      "barrier_times(comm, warmup=10, samples=100) -> ns per barrier on this rank"},
     {"echo", echo, METH_VARARGS,
-     "echo(comm, partner, initiator, bytes, warmup, iterations) -> ticks per round trip (NaN if partner < 0)"},
+     "echo(comm, partner, initiator, bytes, warmup, iterations, inner=1) -> ticks per sample of `inner` "
+     "round trips (NaN if partner < 0)"},
     {"exchange", exchange, METH_VARARGS,
-     "exchange(comm, partner, initiator, bytes, warmup, iterations) -> ticks per exchange"},
+     "exchange(comm, partner, initiator, bytes, warmup, iterations, inner=1) -> ticks per sample of `inner` "
+     "exchanges"},
     {"bcast_times", bcast_times, METH_VARARGS,
      "bcast_times(comm, root, bytes, warmup, iterations) -> ticks per broadcast on this rank"},
     {"allreduce_times", allreduce_times, METH_VARARGS,

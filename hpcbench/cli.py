@@ -172,7 +172,29 @@ def _validate_node(args, topology, names):
         raise UsageError(f"hpcbench run: {e}") from None
 
 
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
+
+
+def _thread_level() -> str:
+    """MPI thread level for `run`: HPCBENCH_MPI_THREAD_LEVEL, default single.
+
+    Only the main thread ever calls MPI; team threads (node benchmarks) run
+    while the main thread waits for them, outside any MPI call. mpi4py's own
+    default, MULTIPLE, and even FUNNELED make Open MPI 4.1 take its
+    thread-safe paths: 0-byte ping-pong latency measured 20% above a plain C
+    program initialised with MPI_Init (docs/comm.md). SINGLE measures what
+    such programs see."""
+    level = os.environ.get("HPCBENCH_MPI_THREAD_LEVEL", "single").strip().lower()
+    if level not in THREAD_LEVELS:
+        raise UsageError(f"hpcbench: HPCBENCH_MPI_THREAD_LEVEL must be one of {', '.join(THREAD_LEVELS)}, "
+                         f"got {level!r}")
+    return level
+
+
 def _cmd_run(args) -> int:
+    import mpi4py
+    if "mpi4py.MPI" not in sys.modules:
+        mpi4py.rc.thread_level = _thread_level()
     from mpi4py import MPI
 
     from .runner import run_suite

@@ -36,7 +36,10 @@ def collect(topology, comm=None, hosts=None) -> dict:
         from mpi4py import MPI
         import mpi4py
         mpi = {"library": MPI.Get_library_version().replace("\x00", "").strip().splitlines()[0], "ranks": comm.Get_size(),
-               "standard": "%d.%d" % MPI.Get_version(), "mpi4py": mpi4py.__version__}
+               "standard": "%d.%d" % MPI.Get_version(), "mpi4py": mpi4py.__version__,
+               "thread_level": {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
+                                MPI.THREAD_SERIALIZED: "serialized",
+                                MPI.THREAD_MULTIPLE: "multiple"}.get(MPI.Query_thread(), "unknown")}
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "hpcbench": __version__,

@@ -63,7 +63,8 @@ int hpcb_echo_contention(MPI_Comm comm, const struct hpcb_contention_params *p, 
     if (p->role == HPCB_ROLE_ECHO_INITIATOR || p->role == HPCB_ROLE_ECHO_RESPONDER) {
         /* hpcb_echo joins the starting barrier itself. */
         struct hpcb_p2p_params echo = {.partner = p->partner, .initiator = p->role == HPCB_ROLE_ECHO_INITIATOR,
-                                       .bytes = p->bytes, .warmup = p->warmup, .iterations = p->iterations};
+                                       .bytes = p->bytes, .warmup = p->warmup, .iterations = p->iterations,
+                                       .inner = 1};
         int rc = hpcb_echo(comm, &echo, ticks);
         /* Stop the load even if the echo failed, so that nobody hangs. */
         if (p->role == HPCB_ROLE_ECHO_INITIATOR &&

@@ -13,7 +13,7 @@
 static int check_common(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks, int *rank)
 {
     int size;
-    if (comm == MPI_COMM_NULL || p == NULL || ticks == NULL || p->iterations == 0)
+    if (comm == MPI_COMM_NULL || p == NULL || ticks == NULL || p->iterations == 0 || p->inner == 0)
         return HPCB_EINVAL;
     if (p->bytes > (size_t)INT32_MAX)
         return HPCB_EINVAL;
@@ -78,7 +78,8 @@ int hpcb_echo(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks)
         rc = echo_once(comm, p, sbuf, rbuf, count);
     for (size_t i = 0; rc == HPCB_OK && i < p->iterations; i++) {
         uint64_t t0 = hpcb_ticks();
-        rc = echo_once(comm, p, sbuf, rbuf, count);
+        for (size_t k = 0; rc == HPCB_OK && k < p->inner; k++)
+            rc = echo_once(comm, p, sbuf, rbuf, count);
         ticks[i] = (double)(hpcb_ticks() - t0);
     }
     /* The initiator's bytes came back unchanged from the partner. */
@@ -109,12 +110,15 @@ int hpcb_exchange(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks)
     int count = (int)p->bytes;
     size_t total = p->warmup + p->iterations;
     for (size_t i = 0; rc == HPCB_OK && i < total; i++) {
-        MPI_Request req;
+        size_t repeat = i < p->warmup ? 1 : p->inner;
         uint64_t t0 = hpcb_ticks();
-        if (MPI_Irecv(rbuf, count, MPI_BYTE, p->partner, TAG_EXCHANGE, comm, &req) != MPI_SUCCESS ||
-            MPI_Send(sbuf, count, MPI_BYTE, p->partner, TAG_EXCHANGE, comm) != MPI_SUCCESS ||
-            MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            rc = HPCB_EMPI;
+        for (size_t k = 0; rc == HPCB_OK && k < repeat; k++) {
+            MPI_Request req;
+            if (MPI_Irecv(rbuf, count, MPI_BYTE, p->partner, TAG_EXCHANGE, comm, &req) != MPI_SUCCESS ||
+                MPI_Send(sbuf, count, MPI_BYTE, p->partner, TAG_EXCHANGE, comm) != MPI_SUCCESS ||
+                MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                rc = HPCB_EMPI;
+        }
         uint64_t t1 = hpcb_ticks();
         if (i >= p->warmup)
             ticks[i - p->warmup] = (double)(t1 - t0);

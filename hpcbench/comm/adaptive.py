@@ -26,6 +26,10 @@ import numpy as np
 from .. import _core
 from ._collective import collectively
 
+#: Point-to-point samples group enough iterations to last about this long,
+#: so that the timer reads (tens of ns) stay under 1% of a sample.
+SAMPLE_TARGET_S = 5e-6
+MAX_INNER = 1000
 DEFAULT_RSE = 0.01
 DEFAULT_CAP_S = 0.2
 MIN_ITERATIONS = 20
@@ -48,6 +52,7 @@ class Plan:
     warmup: int
     batch: int
     max_iterations: int
+    inner: int = 1          #: iterations per timed sample
 
 
 def relative_standard_error(samples) -> float:
@@ -75,23 +80,33 @@ def plan_from_probe(seconds_per_iteration: float, cap_s: float, max_iterations: 
 
 
 def run_adaptive(comm, call, decider: int = 0, combine: str = "decider", rse: float = DEFAULT_RSE,
-                 cap_s: float = DEFAULT_CAP_S, max_iterations: int = MAX_ITERATIONS):
+                 cap_s: float = DEFAULT_CAP_S, max_iterations: int = MAX_ITERATIONS, grouped: bool = False):
     """Run `call(warmup, iterations) -> ticks` on every rank until precise.
 
     combine: "decider" (the deciding rank's samples judge precision, as for
     echo) or "max" (per-iteration maximum over ranks, for collectives).
-    Returns (seconds on this rank, shape (iterations,), the Plan, rse reached
+    grouped: `call(warmup, samples, inner)` times `inner` iterations per
+    sample; inner is chosen so a sample lasts about SAMPLE_TARGET_S, and the
+    samples returned are per iteration (sample time / inner).
+    Returns (seconds on this rank, shape (samples,), the Plan, rse reached
     as seen by the decider)."""
     rate = ticks_per_second()
-    probe = collectively(comm, call, 2, PROBE_ITERATIONS) / rate
+    probe_call = _grouped(call, 1) if grouped else call
+    probe = collectively(comm, probe_call, 2, PROBE_ITERATIONS) / rate
     local = float(np.nanmedian(probe)) if np.any(np.isfinite(probe)) else 0.0
-    plan = plan_from_probe(comm.allreduce(local, op=_max_op()), cap_s, max_iterations)
+    per_iteration = comm.allreduce(local, op=_max_op())
+    inner = 1
+    if grouped:
+        inner = int(min(max(math.ceil(SAMPLE_TARGET_S / max(per_iteration, 1e-9)), 1), MAX_INNER))
+        call = _grouped(call, inner)
+    plan = plan_from_probe(per_iteration * inner, cap_s, max_iterations)
+    plan.inner = inner
     chunks, started, first = [], time.monotonic(), True
     reached = math.inf
     while True:
         ticks = collectively(comm, call, plan.warmup if first else 0, plan.batch)
         first = False
-        chunks.append(ticks / rate)
+        chunks.append(ticks / rate / inner)
         mine = np.concatenate(chunks)
         if combine == "max":
             gathered = comm.gather(mine, root=decider)
@@ -107,6 +122,10 @@ def run_adaptive(comm, call, decider: int = 0, combine: str = "decider", rse: fl
             break
     reached = comm.bcast(reached, root=decider)
     return np.concatenate(chunks), plan, reached
+
+
+def _grouped(call, inner):
+    return lambda warmup, samples: call(warmup, samples, inner)
 
 
 def _max_op():

@@ -37,7 +37,7 @@ def _ns(samples) -> list:
 
 def _raw(sweep) -> dict:
     out = {"sizes": sweep.sizes, "statistic": sweep.statistic, "samples": _ns(sweep.samples),
-           "warmup": sweep.warmup, "rse": sweep.rse}
+           "warmup": sweep.warmup, "rse": sweep.rse, "inner": sweep.inner}
     if sweep.per_rank:
         out["per_rank"] = _ns(sweep.per_rank)
     return out

@@ -39,15 +39,17 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
     sizes = check_sizes(message_sizes() if sizes is None else sizes)
     rank = comm.Get_rank()
     partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
-    samples, warmups, rses = [], [], []
+    samples, warmups, rses, inners = [], [], [], []
     for size in sizes:
-        call = lambda warmup, iterations, size=int(size): fn(comm, partner, rank == test_rank, size, warmup,
-                                                              iterations)
-        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s)
+        call = lambda warmup, iterations, inner, size=int(size): fn(comm, partner, rank == test_rank, size, warmup,
+                                                                     iterations, inner)
+        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True)
         samples.append(seconds / 2 if halve else seconds)
         warmups.append(plan.warmup)
         rses.append(reached)
-    result = SizeSweep(kernel, sizes, samples, statistic, warmup=warmups, rse=rses) if rank == test_rank else None
+        inners.append(plan.inner)
+    result = SizeSweep(kernel, sizes, samples, statistic + "; each sample is the mean of `inner` iterations",
+                       warmup=warmups, rse=rses, inner=inners) if rank == test_rank else None
     return comm.bcast(result, root=test_rank)
 
 

@@ -46,6 +46,7 @@ class SizeSweep:
     per_rank: list = field(default_factory=list)   #: collectives: per size, array (ranks, iterations)
     warmup: list = field(default_factory=list)
     rse: list = field(default_factory=list)        #: relative standard error reached per size
+    inner: list = field(default_factory=list)      #: iterations per sample, per size (1 if empty)
 
     def percentile(self, q) -> np.ndarray:
         return np.array([np.percentile(s, q) for s in self.samples])
@@ -76,7 +77,7 @@ class SizeSweep:
         pick = lambda a, b: [(a + b)[i] for i in order] if (a or b) else []
         return SizeSweep(self.kernel, sizes[order], pick(self.samples, other.samples), self.statistic,
                          pick(self.per_rank, other.per_rank), pick(self.warmup, other.warmup),
-                         pick(self.rse, other.rse))
+                         pick(self.rse, other.rse), pick(self.inner, other.inner))
 
     def summary(self) -> dict:
         d = {"sizes": self.sizes, "median": self.median, "minimum": self.minimum}
@@ -91,4 +92,4 @@ class SizeSweep:
     def to_dict(self) -> dict:
         return {"kernel": self.kernel, "statistic": self.statistic, "sizes": self.sizes,
                 "samples": self.samples, "per_rank": self.per_rank, "warmup": self.warmup, "rse": self.rse,
-                "summary": self.summary()}
+                "inner": self.inner, "summary": self.summary()}
