@@ -1,6 +1,8 @@
 """Readable summaries of results files (`python -m hpcbench show`)."""
 from __future__ import annotations
 
+import math
+
 from ._validate import format_size
 
 
@@ -115,7 +117,7 @@ def comm_summary(record: dict) -> list:
     if "daxpy" in d:
         lines.append(f"  DAXPY: r_inf {d['daxpy']['r_inf'] / 1e9:.2f} Gflop/s, n_1/2 {d['daxpy']['n_half']:.0f} doubles")
     if "overlap" in d:
-        pct = [v for row in d["overlap"]["overlap_percent"] for v in row if v is not None]
+        pct = [v for row in d["overlap"]["overlap_percent"] for v in row if v is not None and math.isfinite(v)]
         if pct:
             lines.append(f"  overlap of exchange with DAXPY: {min(pct):.0f}% to {max(pct):.0f}% of what could be hidden "
                          f"({len(pct)} measurable points)")

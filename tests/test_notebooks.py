@@ -9,7 +9,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 matplotlib = pytest.importorskip("matplotlib")
 
 
-@pytest.mark.parametrize("name, produced, figures", [("cache.ipynb", "levels", 3), ("node.ipynb", "scalability", 3)])
+@pytest.mark.parametrize("name, produced, figures", [("cache.ipynb", "levels", 3), ("node.ipynb", "scalability", 3),
+                                                      ("comm.ipynb", "layers", 3)])
 def test_notebook_runs(name, produced, figures, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -22,7 +22,8 @@ cd "$out"
 # The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
 # runs without the preload; only the Python ranks get the sanitizer runtimes.
 # (-x is Open MPI's way to pass variables; other MPIs skip this part.)
-if command -v mpiexec >/dev/null && mpiexec --version 2>&1 | grep -q "Open MPI"; then
+mpi_version=$(mpiexec --version 2>&1 || true)   # not piped into grep -q: SIGPIPE + pipefail
+if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
     . "$OLDPWD/tools/mpienv.sh"
     preload=$LD_PRELOAD
     for n in 2 4; do
