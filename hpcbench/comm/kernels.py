@@ -39,7 +39,7 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
     sizes = check_sizes(message_sizes() if sizes is None else sizes)
     rank = comm.Get_rank()
     partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
-    samples, warmups, rses, inners = [], [], [], []
+    samples, warmups, rses, inners, per_rank = [], [], [], [], []
     for size in sizes:
         call = lambda warmup, iterations, inner, size=int(size): fn(comm, partner, rank == test_rank, size, warmup,
                                                                      iterations, inner)
@@ -48,8 +48,14 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
         warmups.append(plan.warmup)
         rses.append(reached)
         inners.append(plan.inner)
-    result = SizeSweep(kernel, sizes, samples, statistic + "; each sample is the mean of `inner` iterations",
-                       warmup=warmups, rse=rses, inner=inners) if rank == test_rank else None
+        # The peer's own samples too (per_rank rows: test rank, peer).
+        peer_seconds = comm.bcast(seconds if rank == peer else None, root=peer)
+        if rank == test_rank:
+            both = np.vstack([seconds, peer_seconds])
+            per_rank.append(both / 2 if halve else both)
+    result = SizeSweep(kernel, sizes, samples, statistic + "; each sample is the mean of `inner` iterations; "
+                       "per_rank rows are the test rank's and the peer's own timings",
+                       per_rank=per_rank, warmup=warmups, rse=rses, inner=inners) if rank == test_rank else None
     return comm.bcast(result, root=test_rank)
 
 

@@ -31,19 +31,26 @@ from .kernels import pingpong
 DEFAULT_TOLERANCE = 0.20
 
 
-def placement_of_this_rank(comm) -> dict:
-    """Host name, index of the node (ranks sharing memory) and bound PUs."""
-    return {"rank": comm.Get_rank(), "host": socket.gethostname(), "pus": list(_core.thread_binding())}
+def placement_of_this_rank(comm, node: int) -> dict:
+    """Host name, node (the lowest rank sharing memory with this one) and bound PUs."""
+    return {"rank": comm.Get_rank(), "host": socket.gethostname(), "node": node,
+            "pus": list(_core.thread_binding())}
 
 
 def gather_placement(comm) -> list:
-    return comm.allgather(placement_of_this_rank(comm))
+    """Every rank's placement. Nodes come from MPI_Comm_split_type(SHARED):
+    ranks that share memory are on one node even if host names differ."""
+    from mpi4py import MPI
+    shared = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.Get_rank())
+    node = shared.allreduce(comm.Get_rank(), op=MPI.MIN)
+    shared.Free()
+    return comm.allgather(placement_of_this_rank(comm, node))
 
 
 def pair_name(a: dict, b: dict, topology) -> str:
     """What separates two ranks, from their placements and the node's hwloc
     topology (nodes are assumed alike)."""
-    if a["host"] != b["host"]:
+    if a.get("node", a["host"]) != b.get("node", b["host"]) or a["host"] != b["host"]:
         return "other node"
     if len(a["pus"]) != 1 or len(b["pus"]) != 1:
         return "same node (ranks not bound to one PU)"
