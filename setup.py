@@ -32,6 +32,7 @@ SOURCES = [
     "csrc/kernels/collective.c",
     "csrc/kernels/overlap.c",
     "csrc/kernels/contention.c",
+    "csrc/kernels/shift.c",
 ]
 DEPENDS = [os.path.join(root, f) for root, _, files in os.walk("csrc") for f in files if f.endswith(".h")]
 
@@ -59,7 +60,28 @@ def pkg_config(*args):
 
 
 class MPIBuildExt(build_ext):
-    """Swap the compiler and linker for the MPI wrapper, keeping Python's flags."""
+    """Swap the compiler and linker for the MPI wrapper, keeping Python's flags;
+    then build libhpcbdegr, the plain C library applications link to read
+    the network degradation figures (hpcbench/include/hpcb_degr.h)."""
+
+    def run(self):
+        super().run()
+        self.build_degr_library()
+
+    def build_degr_library(self):
+        package_dir = os.path.dirname(self.get_ext_fullpath("hpcbench._core"))
+        out = os.path.join(package_dir, "lib")
+        os.makedirs(out, exist_ok=True)
+        objects = self.compiler.compile(["csrc/degr/degr.c"], output_dir=self.build_temp,
+                                        include_dirs=["hpcbench/include"],
+                                        extra_postargs=["-std=c99", "-O2", "-fPIC", "-Wall", "-Wextra"])
+        self.compiler.link_shared_object(objects, "libhpcbdegr.so", output_dir=out,
+                                         extra_postargs=["-Wl,-soname,libhpcbdegr.so"])
+        if not self.inplace:   # the header travels with the library
+            include = os.path.join(package_dir, "include")
+            os.makedirs(include, exist_ok=True)
+            shutil.copy("hpcbench/include/hpcb_degr.h", include)
+        print(f"hpcbench build: libhpcbdegr.so in {out}")
 
     def build_extensions(self):
         wrapper = mpi_compiler()

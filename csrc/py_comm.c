@@ -14,6 +14,7 @@
 #include "kernels/contention.h"
 #include "kernels/overlap.h"
 #include "kernels/p2p.h"
+#include "kernels/shift.h"
 
 int hpcb_comm_glue_init(void)
 {
@@ -263,6 +264,29 @@ static PyObject *echo_contention(PyObject *self, PyObject *args)
     return Py_BuildValue("Nnd", arr, (Py_ssize_t)messages, load_ticks);
 }
 
+static PyObject *shift_times(PyObject *self, PyObject *args)
+{
+    PyObject *comm_obj;
+    int dest, source;
+    long long bytes;
+    Py_ssize_t warmup, iterations;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OiiLnn", &comm_obj, &dest, &source, &bytes, &warmup, &iterations))
+        return NULL;
+    if (get_comm(comm_obj, "shift", &comm) || check_counts("shift", warmup, iterations) ||
+        check_bytes("shift", bytes))
+        return NULL;
+    double *ticks;
+    PyObject *arr = new_samples(iterations, &ticks);
+    if (arr == NULL)
+        return NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_shift(comm, dest, source, (size_t)bytes, (size_t)warmup, (size_t)iterations, ticks);
+    Py_END_ALLOW_THREADS
+    return finish(arr, rc, "shift");
+}
+
 PyMethodDef hpcb_comm_methods[] = {
     {"barrier_times", barrier_times, METH_VARARGS,
      "barrier_times(comm, warmup=10, samples=100) -> ns per barrier on this rank"},
@@ -278,6 +302,8 @@ PyMethodDef hpcb_comm_methods[] = {
      "allreduce_times(comm, count, warmup, iterations) -> ticks per global sum of count doubles"},
     {"overlap_times", overlap_times, METH_VARARGS,
      "overlap_times(comm, partner, bytes, n, mode, warmup, iterations) -> ticks per iteration"},
+    {"shift_times", shift_times, METH_VARARGS,
+     "shift_times(comm, dest, source, bytes, warmup, iterations) -> ticks per iteration (NaN if dest < 0)"},
     {"echo_contention", echo_contention, METH_VARARGS,
      "echo_contention(comm, role, partner, load_sender, bytes, load_bytes, warmup, iterations) -> "
      "(ticks, load_messages, load_ticks)"},

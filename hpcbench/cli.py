@@ -84,9 +84,44 @@ def build_parser() -> argparse.ArgumentParser:
     comm.add_argument("--comm-layer-tolerance", type=float, default=0.2, metavar="F",
                       help="relative latency gap that separates two layers (default 0.2)")
 
+    net = run.add_argument_group("distance and network-access benchmarks (jobs on several nodes)")
+    net.add_argument("--net-size", type=_size, default=32 << 20, metavar="SIZE",
+                     help="message size (default 32MiB, as Servet 3.0)")
+    net.add_argument("--net-nodes", type=int, default=None, metavar="N",
+                     help="nodes the distance benchmark uses (default: all nodes of the job)")
+    net.add_argument("--net-cap", type=float, default=2.0, metavar="S",
+                     help="time cap per distance or processes-per-node step, seconds (default 2)")
+
     sub.add_parser("list", help="list the benchmarks", description="List the benchmarks and the default suite.")
     show = sub.add_parser("show", help="print a summary of a results file", description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
+
+    degr = sub.add_parser("degr", help="write the network degradation file (ratDist, ratNC) of a results file",
+                          description="Write the text file the C API (hpcb_load_degr_info) reads.")
+    degr.add_argument("results", metavar="RESULTS.json")
+    degr.add_argument("-o", "--output", default=None, help="degradation file (default: RESULTS.degr)")
+
+    config = sub.add_parser("config", help="compiler flags for the C degradation API (libhpcbdegr)",
+                            description="Print the flags to compile and link a C program against libhpcbdegr.")
+    config.add_argument("--cflags", action="store_true", help="print the include flags")
+    config.add_argument("--libs", action="store_true", help="print the link flags")
+
+    advise = sub.add_parser("advise", help="turn measured figures into decisions",
+                            description="Advice built on measured figures.")
+    topics = advise.add_subparsers(dest="topic", metavar="TOPIC", parser_class=_Parser)
+    grid = topics.add_parser("grid", help="row- or column-ordered process grid (Servet 3.0, 6.1)",
+                             description="Predict the cost of a row- and a column-ordered P x Q grid from ratDist "
+                                         "and say which is cheaper.")
+    grid.add_argument("--rows", type=int, required=True, metavar="P")
+    grid.add_argument("--cols", type=int, required=True, metavar="Q")
+    grid.add_argument("--row-volume", type=_size, required=True, metavar="BYTES",
+                      help="bytes exchanged between processes of the same row (in total)")
+    grid.add_argument("--col-volume", type=_size, required=True, metavar="BYTES",
+                      help="bytes exchanged between processes of the same column (in total)")
+    source = grid.add_mutually_exclusive_group(required=True)
+    source.add_argument("--results", metavar="RESULTS.json", help="take ratDist from a results file")
+    source.add_argument("--ratdist", metavar="R1,R2,...", help="ratDist for distances 1, 2, ... given by hand")
+    grid.add_argument("--procs-per-node", type=int, default=1, metavar="N", help="ranks per node (default 1)")
     return parser
 
 
@@ -107,6 +142,10 @@ def _node_options(args) -> dict:
     }
 
 
+def _net_options(args) -> dict:
+    return {"size": args.net_size, "nodes": args.net_nodes, "cap_s": args.net_cap}
+
+
 def _comm_options(args) -> dict:
     return {"max_size": args.comm_max, "cap_s": args.comm_cap, "rse": args.comm_rse,
             "probe_size": args.comm_probe, "layer_tolerance": args.comm_layer_tolerance}
@@ -121,7 +160,7 @@ def _cache_options(args) -> dict:
     return opts
 
 
-def _validate_run(args, topology, ranks=1):
+def _validate_run(args, topology, ranks=1, nodes=1):
     unknown = [n for n in args.benchmarks if n not in REGISTRY]
     if unknown:
         raise UsageError(f"hpcbench run: unknown benchmark {unknown[0]!r}; choose from {', '.join(REGISTRY)}")
@@ -134,9 +173,17 @@ def _validate_run(args, topology, ranks=1):
         raise UsageError(f"hpcbench run: {e}") from None
     if o["pu"] is not None and o["pu"] not in topology.pu_indexes:
         raise UsageError(f"hpcbench run: --cache-pu must be one of {topology.pu_indexes}, got {o['pu']}")
-    names = args.benchmarks or default_suite(ranks)
+    names = args.benchmarks or default_suite(ranks, nodes)
     if "shared-caches" in names or "memory" in names:
         _validate_node(args, topology, names)
+    if "distance" in names or "network-access" in names:
+        from .network.benchmark import check_options as net_options
+        try:
+            o = net_options(_net_options(args))
+            if o["nodes"] is not None and o["nodes"] > nodes:
+                raise ValueError(f"--net-nodes {o['nodes']} is more than the {nodes} node(s) of this job")
+        except ValueError as e:
+            raise UsageError(f"hpcbench run: {e}") from None
     if "comm" in names:
         if ranks < 2:
             raise UsageError("hpcbench run: comm needs at least 2 MPI ranks; run it under mpiexec -n 2 or more")
@@ -172,6 +219,15 @@ def _validate_node(args, topology, names):
         raise UsageError(f"hpcbench run: {e}") from None
 
 
+def _count_nodes(comm) -> int:
+    """Nodes of the job: groups of ranks that share memory."""
+    from mpi4py import MPI
+    shared = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.Get_rank())
+    leader = 1 if shared.Get_rank() == 0 else 0
+    shared.Free()
+    return comm.allreduce(leader)
+
+
 THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 
 
@@ -203,27 +259,110 @@ def _cmd_run(args) -> int:
 
     comm = MPI.COMM_WORLD
     topology = Topology.load()
-    _validate_run(args, topology, comm.Get_size())
-    names = args.benchmarks or default_suite(comm.Get_size())
+    nodes = _count_nodes(comm)
+    _validate_run(args, topology, comm.Get_size(), nodes)
+    names = args.benchmarks or default_suite(comm.Get_size(), nodes)
     try:
-        options = {"cache": _cache_options(args), "comm": _comm_options(args), **_node_options(args)}
+        options = {"cache": _cache_options(args), "comm": _comm_options(args), "distance": _net_options(args),
+                   "network-access": _net_options(args), **_node_options(args)}
         results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet)
     except ValueError as e:
         raise UsageError(f"hpcbench run: {e}") from None
     if comm.Get_rank() == 0:
         sys.stdout.write(summary(results))
         print(f"results written to {args.output}")
+        _write_degradation(results, args.output)
         return 1 if any(r.get("status") not in ("ok", "skipped") for r in results.benchmarks) else 0
     return 0
 
 
+def _write_degradation(results, output):
+    """Beside the results, the file the C API reads, when a network benchmark finished."""
+    from .network.degr import degradation_path, export_from_results
+    if results.network_dist_ratios or results.network_access_ratios:
+        path = degradation_path(output)
+        try:
+            export_from_results(results, path)
+            print(f"network degradation (ratDist, ratNC) written to {path}")
+        except (ValueError, OSError) as e:
+            print(f"hpcbench: could not write {path}: {e}", file=sys.stderr)
+
+
+def _cmd_degr(args) -> int:
+    from .network.degr import degradation_path, export_from_results
+    from .results import ResultsError, load
+    try:
+        results = load(args.results)
+        path = args.output or degradation_path(args.results)
+        rat_dist, rat_nc = export_from_results(results, path)
+    except (ResultsError, ValueError, OSError) as e:
+        raise UsageError(f"hpcbench degr: {e}") from None
+    print(f"ratDist for distances 1..{len(rat_dist)}, ratNC for 1..{len(rat_nc)} processes per node written to {path}")
+    return 0
+
+
+def _cmd_config(args) -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    include, lib = os.path.join(here, "include"), os.path.join(here, "lib")
+    if not os.path.isfile(os.path.join(lib, "libhpcbdegr.so")):
+        raise UsageError("hpcbench config: libhpcbdegr.so is not built; reinstall hpcbench (pip install .)")
+    if not (args.cflags or args.libs):
+        raise UsageError("hpcbench config: ask for --cflags, --libs or both")
+    flags = []
+    if args.cflags:
+        flags.append(f"-I{include}")
+    if args.libs:
+        flags += [f"-L{lib}", "-lhpcbdegr", f"-Wl,-rpath,{lib}"]
+    print(" ".join(flags))
+    return 0
+
+
+def _cmd_advise(args) -> int:
+    from .network.analysis import advise_grid
+    if args.topic != "grid":
+        raise UsageError("hpcbench advise: choose a topic: grid (see --help)")
+    try:
+        if args.results:
+            from .results import ResultsError, load
+            try:
+                results = load(args.results)
+            except ResultsError as e:
+                raise ValueError(str(e)) from None
+            rat_dist = results.network_dist_ratios
+            if not rat_dist:
+                raise ValueError(f"{args.results} has no distance benchmark that finished")
+            bw = results.get("distance")["derived"]["bandwidth"].get("1")
+        else:
+            values = [float(v) for v in args.ratdist.split(",")]
+            if not values or any(not v > 0 for v in values):
+                raise ValueError("--ratdist needs positive ratios for distances 1, 2, ...")
+            rat_dist, bw = {d + 1: v for d, v in enumerate(values)}, None
+        advice = advise_grid(args.rows, args.cols, args.row_volume, args.col_volume, rat_dist,
+                             args.procs_per_node, reference_bandwidth=bw)
+    except ValueError as e:
+        raise UsageError(f"hpcbench advise grid: {e}") from None
+    unit = "s" if bw else "(bytes x ratio; give --results for seconds)"
+    print(f"{args.rows} x {args.cols} grid, {args.row_volume} bytes along rows, {args.col_volume} along columns, "
+          f"{args.procs_per_node} rank(s) per node")
+    for name, cost in advice.costs.items():
+        print(f"  {name:<15} predicted cost {cost:.6g} {unit}")
+    other = [c for n, c in advice.costs.items() if n != advice.best][0]
+    saving = 100 * (1 - advice.costs[advice.best] / other) if other > 0 else 0.0
+    print(f"use the {advice.best} grid ({saving:.0f}% cheaper)")
+    if advice.extrapolated:
+        print("  note: some distances exceed the measured ratDist; the largest measured ratio was used for them")
+    return 0
+
+
 def _cmd_list(args) -> int:
-    default = set(default_suite(ranks=2))
+    default = set(default_suite(ranks=2, nodes=2))
     for b in REGISTRY.values():
         mark = "*" if b.name in default else " "
         print(f"{mark} {b.name:<16} {b.summary} [{b.scope}]")
-    print("* = in the default suite" + "".join(f"; {b.name} only with {b.min_ranks} ranks or more"
-                                               for b in REGISTRY.values() if b.min_ranks > 1))
+    print("* = in the default suite" + "".join(
+        f"; {b.name} only with {b.min_ranks} ranks or more" + (f" on {b.min_nodes} nodes or more" if b.min_nodes > 1
+                                                                else "")
+        for b in REGISTRY.values() if b.min_ranks > 1))
     return 0
 
 
@@ -250,7 +389,8 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        return {"run": _cmd_run, "list": _cmd_list, "show": _cmd_show}[args.command](args)
+        return {"run": _cmd_run, "list": _cmd_list, "show": _cmd_show, "degr": _cmd_degr, "config": _cmd_config,
+                "advise": _cmd_advise}[args.command](args)
     except UsageError as e:
         if _is_rank_zero():
             print(f"{e}", file=sys.stderr)

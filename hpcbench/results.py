@@ -42,6 +42,33 @@ class Results:
     def names(self) -> list:
         return [r.get("name") for r in self.benchmarks]
 
+    # Servet 3.0's degradation API (section 4.3), on a results file.
+    def _ratio_table(self, name: str, key: str) -> dict:
+        for rec in self.benchmarks:
+            if rec.get("name") == name and rec.get("status") == "ok":
+                return {int(k): float(v) for k, v in rec["derived"][key].items()}
+        return {}
+
+    @property
+    def network_dist_ratios(self) -> dict:
+        """ratDist: {distance: reference bandwidth / bandwidth at that distance}."""
+        return self._ratio_table("distance", "rat_dist")
+
+    @property
+    def network_access_ratios(self) -> dict:
+        """ratNC: {processes per node: reference bandwidth / bandwidth}."""
+        return self._ratio_table("network-access", "rat_nc")
+
+    def get_network_dist_ratio(self, dist: int) -> float:
+        """ratDist[dist]; ValueError (one line) if out of range or not measured."""
+        from .network.analysis import DegradationRatios
+        return DegradationRatios(self.network_dist_ratios, {}).get_network_dist_ratio(dist)
+
+    def get_network_access_ratio(self, nprocs_per_node: int) -> float:
+        """ratNC[nprocs_per_node]; ValueError (one line) if out of range or not measured."""
+        from .network.analysis import DegradationRatios
+        return DegradationRatios({}, self.network_access_ratios).get_network_access_ratio(nprocs_per_node)
+
     def to_dict(self) -> dict:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "context": self.context,
                 "benchmarks": self.benchmarks}

@@ -137,8 +137,33 @@ def comm_summary(record: dict) -> list:
     return lines
 
 
+def distance_summary(record: dict) -> list:
+    d = record.get("derived", {})
+    lines = [f"network degradation with distance ({d.get('nodes')} nodes, one process each, "
+             f"{format_size(d.get('size', 0))} messages, all sending at once)",
+             f"  {'distance':>8}{'bandwidth':>14}{'ratDist':>9}"]
+    for dist in d.get("distances", []):
+        lines.append(f"  {dist:>8}{d['bandwidth'][str(dist)] / 1e6:>10.1f} MB/s{d['rat_dist'][str(dist)]:>9.2f}")
+    return lines
+
+
+def network_access_summary(record: dict) -> list:
+    d = record.get("derived", {})
+    lines = [f"network degradation with processes per node ({d.get('total')} processes, "
+             f"{format_size(d.get('size', 0))} messages to the next node)",
+             f"  {'per node':>8}{'nodes':>7}{'bandwidth':>14}{'ratNC':>8}"]
+    for k in d.get("per_node", []):
+        lines.append(f"  {k:>8}{d['nodes_used'][str(k)]:>7}{d['bandwidth'][str(k)] / 1e6:>10.1f} MB/s"
+                     f"{d['rat_nc'][str(k)]:>8.2f}")
+    rule = d.get("mapping_rule", {})
+    if rule.get("first_over_threshold"):
+        lines.append(f"  mapping rule: ratNC > {rule['threshold']} from {rule['first_over_threshold']} processes "
+                     "per node: raise the weights of cores sharing the network")
+    return lines
+
+
 SUMMARIES = {"cache": cache_summary, "shared-caches": shared_caches_summary, "memory": memory_summary,
-             "comm": comm_summary}
+             "comm": comm_summary, "distance": distance_summary, "network-access": network_access_summary}
 
 
 def summary(results) -> str:

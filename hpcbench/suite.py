@@ -18,6 +18,7 @@ class Benchmark:
     run: Callable           #: run(options, topology, progress, earlier) -> record parts
     default: bool = True
     min_ranks: int = 1      #: in the default suite only with at least this many ranks
+    min_nodes: int = 1      #: ... and on at least this many nodes
 
 
 def _cache(options, topology, progress, earlier):
@@ -40,6 +41,16 @@ def _comm(options, topology, progress, earlier, comm):
     return benchmark.run(options, topology, progress, earlier, comm)
 
 
+def _distance(options, topology, progress, earlier, comm):
+    from .network import benchmark
+    return benchmark.run_distance(options, topology, progress, earlier, comm)
+
+
+def _network_access(options, topology, progress, earlier, comm):
+    from .network import benchmark
+    return benchmark.run_network_access(options, topology, progress, earlier, comm)
+
+
 # Order matters: shared-caches reads the curve the cache benchmark measured.
 REGISTRY = {
     "cache": Benchmark("cache", "cache levels and sizes from array traversals (Servet III-A)", "node", _cache),
@@ -49,8 +60,12 @@ REGISTRY = {
                         "node", _memory),
     "comm": Benchmark("comm", "CoMet's message-passing kernels, Servet's communication layers, fitted models",
                       "world", _comm, min_ranks=2),
+    "distance": Benchmark("distance", "network bandwidth against distance between nodes, ratDist (Servet 3.0)",
+                          "world", _distance, min_ranks=2, min_nodes=2),
+    "network-access": Benchmark("network-access", "network bandwidth against processes per node, ratNC "
+                                "(Servet 3.0)", "world", _network_access, min_ranks=2, min_nodes=2),
 }
 
 
-def default_suite(ranks: int = 1) -> list:
-    return [b.name for b in REGISTRY.values() if b.default and ranks >= b.min_ranks]
+def default_suite(ranks: int = 1, nodes: int = 1) -> list:
+    return [b.name for b in REGISTRY.values() if b.default and ranks >= b.min_ranks and nodes >= b.min_nodes]
