@@ -333,7 +333,10 @@ def _cmd_advise(args) -> int:
                 raise ValueError(f"{args.results} has no distance benchmark that finished")
             bw = results.get("distance")["derived"]["bandwidth"].get("1")
         else:
-            values = [float(v) for v in args.ratdist.split(",")]
+            try:
+                values = [float(v) for v in args.ratdist.split(",")]
+            except ValueError:
+                raise ValueError(f"--ratdist is a comma-separated list of numbers, got {args.ratdist!r}") from None
             if not values or any(not v > 0 for v in values):
                 raise ValueError("--ratdist needs positive ratios for distances 1, 2, ...")
             rat_dist, bw = {d + 1: v for d, v in enumerate(values)}, None

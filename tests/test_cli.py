@@ -117,6 +117,16 @@ def test_help_everywhere():
     (["run", "cache", "-o", "/nonexistent-dir/r.json", "--cache-max", "1MiB"], "output folder does not exist"),
     (["frobnicate"], "invalid choice"),
     (["run", "comm"], "comm needs at least 2 MPI ranks"),
+    (["run", "distance", "--net-size", "0"], "network message size"),
+    (["run", "distance", "--net-nodes", "1"], "--net-nodes must be an integer of at least 2"),
+    (["advise", "grid", "--rows", "4", "--cols", "4", "--row-volume", "1MiB", "--col-volume", "1MiB",
+      "--ratdist", "1,x"], "comma-separated list of numbers"),
+    (["advise", "grid", "--rows", "0", "--cols", "4", "--row-volume", "1MiB", "--col-volume", "1MiB",
+      "--ratdist", "1"], "rows must be a positive integer"),
+    (["advise", "grid", "--rows", "2", "--cols", "2", "--row-volume", "1", "--col-volume", "1",
+      "--results", "/nonexistent.json"], "results file not found"),
+    (["degr", "/nonexistent.json"], "results file not found"),
+    (["config"], "ask for --cflags, --libs or both"),
     (["run", "memory", "--cores", "0,0"], "core 0 is listed twice"),
     (["run", "memory", "--cores", "0,100000"], "not a PU this process may use"),
     (["run", "shared-caches", "--cores", "0"], "pair tests need at least two cores"),
@@ -172,3 +182,30 @@ def test_pair_benchmarks_skip_on_a_one_core_machine(name):
     results = Results({})
     results.benchmarks.append(record)
     assert f"{name} on" in summary(results) and "skipped: pair tests need two cores" in summary(results)
+
+
+def test_network_benchmarks_skip_on_one_node(tmp_path):
+    out = str(tmp_path / "r.json")
+    proc = cli("run", "distance", "network-access", "-q", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    recs = json.load(open(out))["benchmarks"]
+    assert [r["status"] for r in recs] == ["skipped", "skipped"]
+    assert "at least 2 nodes" in recs[0]["reason"] and "skipped" in proc.stdout
+
+
+def test_advise_grid_prints_both_costs_and_the_choice():
+    proc = cli("advise", "grid", "--rows", "4", "--cols", "4", "--row-volume", "1GiB", "--col-volume", "100MiB",
+               "--ratdist", "1,1.25,1.5,1.7,1.9,2.1,2.3,2.5")
+    assert proc.returncode == 0, proc.stderr
+    assert "row-ordered" in proc.stdout and "column-ordered" in proc.stdout
+    assert "use the row-ordered grid" in proc.stdout
+
+
+def test_config_flags_point_at_the_library():
+    proc = cli("config", "--cflags", "--libs")
+    assert proc.returncode == 0
+    flags = proc.stdout.split()
+    include = next(f[2:] for f in flags if f.startswith("-I"))
+    lib = next(f[2:] for f in flags if f.startswith("-L"))
+    assert os.path.isfile(os.path.join(include, "hpcb_degr.h"))
+    assert os.path.isfile(os.path.join(lib, "libhpcbdegr.so")) and "-lhpcbdegr" in flags

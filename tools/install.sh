@@ -10,6 +10,8 @@ command -v mpicc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
 command -v mpiexec >/dev/null 2>&1 || [[ " ${need_apt[*]} " == *" openmpi-bin "* ]] || need_apt+=(openmpi-bin)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists hwloc 2>/dev/null || need_apt+=(libhwloc-dev)
+# The emulated cluster of the network tests (tools/netcluster.py) uses ip and tc.
+command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "hpcbench install: installing Debian packages: ${need_apt[*]}"
