@@ -18,6 +18,8 @@ def check_options(options: dict) -> dict:
     o.update({k: v for k, v in options.items() if v is not None})
     if isinstance(o["size"], bool) or not isinstance(o["size"], int) or not 0 < o["size"] <= 1 << 30:
         raise ValueError(f"the network message size must be between 1 byte and 1 GiB, got {o['size']!r}")
+    from .measure import check_size
+    check_size(o["size"])
     if o["nodes"] is not None and (isinstance(o["nodes"], bool) or not isinstance(o["nodes"], int)
                                    or o["nodes"] < 2):
         raise ValueError(f"--net-nodes must be an integer of at least 2, got {o['nodes']!r}")

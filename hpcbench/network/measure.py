@@ -126,6 +126,9 @@ def check_size(bytes_) -> int:
         raise ValueError(f"the message size must be a positive number of bytes, got {bytes_!r}")
     if bytes_ > 1 << 30:
         raise ValueError(f"the message size must be at most 1 GiB, got {bytes_}")
+    from ..cache.measure import safe_memory_limit
+    if 2 * bytes_ > safe_memory_limit():
+        raise ValueError(f"a send and a receive buffer of {bytes_} bytes do not fit in the memory available now")
     return int(bytes_)
 
 
