@@ -33,6 +33,7 @@ SOURCES = [
     "csrc/kernels/overlap.c",
     "csrc/kernels/contention.c",
     "csrc/kernels/shift.c",
+    "csrc/kernels/multibsp.c",
 ]
 DEPENDS = [os.path.join(root, f) for root, _, files in os.walk("csrc") for f in files if f.endswith(".h")]
 

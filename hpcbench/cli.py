@@ -72,6 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--rounds", type=int, default=3, metavar="N",
                       help="times every pair is measured, in a new order each time (default 3)")
 
+    mbsp = run.add_argument_group("multibsp benchmark")
+    mbsp.add_argument("--mbsp-hmax", type=int, default=256, metavar="H",
+                      help="largest h of the h-communications (default 256, as the paper)")
+    mbsp.add_argument("--mbsp-niters", type=int, default=100, metavar="N",
+                      help="supersteps per timed block (default 100; 10 blocks per h)")
+    mbsp.add_argument("--mbsp-max-vector", type=int, default=24, metavar="E",
+                      help="largest inner-product vector: 2^E doubles (default 24)")
+
     comm = run.add_argument_group("comm benchmark (every rank takes part; needs mpiexec -n 2 or more)")
     comm.add_argument("--comm-max", type=_size, default=4 << 20, metavar="SIZE",
                       help="largest message (default 4MiB); sizes are 0 and powers of two up to it")
@@ -142,6 +150,10 @@ def _node_options(args) -> dict:
     }
 
 
+def _mbsp_options(args) -> dict:
+    return {"hmax": args.mbsp_hmax, "iterations": args.mbsp_niters, "max_exponent": args.mbsp_max_vector}
+
+
 def _net_options(args) -> dict:
     return {"size": args.net_size, "nodes": args.net_nodes, "cap_s": args.net_cap}
 
@@ -176,6 +188,12 @@ def _validate_run(args, topology, ranks=1, nodes=1):
     names = args.benchmarks or default_suite(ranks, nodes)
     if "shared-caches" in names or "memory" in names:
         _validate_node(args, topology, names)
+    if "multibsp" in names:
+        from .multibsp.benchmark import check_options as mbsp_options
+        try:
+            mbsp_options(_mbsp_options(args))
+        except ValueError as e:
+            raise UsageError(f"hpcbench run: {e}") from None
     if "distance" in names or "network-access" in names:
         from .network.benchmark import check_options as net_options
         try:
@@ -264,6 +282,7 @@ def _cmd_run(args) -> int:
     names = args.benchmarks or default_suite(comm.Get_size(), nodes)
     try:
         options = {"cache": _cache_options(args), "comm": _comm_options(args), "distance": _net_options(args),
+                   "multibsp": _mbsp_options(args),
                    "network-access": _net_options(args), **_node_options(args)}
         results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet)
     except ValueError as e:

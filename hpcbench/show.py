@@ -162,8 +162,35 @@ def network_access_summary(record: dict) -> list:
     return lines
 
 
+def multibsp_summary(record: dict) -> list:
+    d = record.get("derived", {})
+    tuples = []
+    for lv in d.get("levels", []):
+        p = lv["p"] if not isinstance(lv["p"], list) else "/".join(str(x) for x in sorted(set(lv["p"])))
+        m = lv["m"] if not isinstance(lv["m"], list) else max(lv["m"])
+        tuples.append(f"<p={p}, m={format_size(m)}, g={lv['g']:.1f}, L={lv['L']:.0f}>")
+    lines = [f"MultiBSP tree of {record.get('node', '?')} (g in flops per word, L in flops, r = "
+             f"{d.get('rate', 0) / 1e9:.2f} Gflop/s per core)", "  [" + ", ".join(tuples) + "]"]
+    for lv in d.get("levels", []):
+        for c in lv["components"]:
+            fits = c["fits"]
+            bsp = fits.get("h_ge_p") or {}
+            lines.append(f"  level {lv['level']} PUs {_groups([c['pus']])}: all h g={fits['all']['g']:.1f} "
+                         f"L={fits['all']['L']:.0f} (rms {fits['all']['rms_residual']:.0f}); h>=p g={bsp.get('g', 0):.1f} "
+                         f"L={bsp.get('L', 0):.0f} (rms {bsp.get('rms_residual', 0):.0f})")
+    ip = d.get("inner_product", [])
+    if ip:
+        lines.append(f"  inner product (measured / predicted with r = DAXPY, and with the loop's own rate "
+                     f"{d.get('inner_product_kernel_rate', 0) / 1e9:.2f} Gflop/s):")
+        for v in ip:
+            lines.append(f"    2^{v['n'].bit_length() - 1:<3} measured {v['measured_s'] * 1e6:9.1f} us  "
+                         f"x{v['measured_over_predicted']:.2f}  x{v.get('measured_over_predicted_kernel_rate', 0):.2f}"
+                         f"  (with thread start-up {v['measured_with_startup_s'] * 1e6:.0f} us)")
+    return lines
+
+
 SUMMARIES = {"cache": cache_summary, "shared-caches": shared_caches_summary, "memory": memory_summary,
-             "comm": comm_summary, "distance": distance_summary, "network-access": network_access_summary}
+             "comm": comm_summary, "multibsp": multibsp_summary, "distance": distance_summary, "network-access": network_access_summary}
 
 
 def summary(results) -> str:

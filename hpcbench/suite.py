@@ -36,6 +36,11 @@ def _memory(options, topology, progress, earlier):
     return benchmark.run(options, topology, progress, earlier)
 
 
+def _multibsp(options, topology, progress, earlier):
+    from .multibsp import benchmark
+    return benchmark.run(options, topology, progress, earlier)
+
+
 def _comm(options, topology, progress, earlier, comm):
     from .comm import benchmark
     return benchmark.run(options, topology, progress, earlier, comm)
@@ -58,6 +63,8 @@ REGISTRY = {
                                "node", _shared_caches),
     "memory": Benchmark("memory", "memory-access overhead between cores and bandwidth scalability (Servet III-C)",
                         "node", _memory),
+    "multibsp": Benchmark("multibsp", "the node's MultiBSP tree with g and L per level, validated by an inner "
+                          "product (MBSPDiscover)", "node", _multibsp),
     "comm": Benchmark("comm", "CoMet's message-passing kernels, Servet's communication layers, fitted models",
                       "world", _comm, min_ranks=2),
     "distance": Benchmark("distance", "network bandwidth against distance between nodes, ratDist (Servet 3.0)",
