@@ -75,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     mbsp = run.add_argument_group("multibsp benchmark")
     mbsp.add_argument("--mbsp-hmax", type=int, default=256, metavar="H",
                       help="largest h of the h-communications (default 256, as the paper)")
-    mbsp.add_argument("--mbsp-niters", type=int, default=100, metavar="N",
-                      help="supersteps per timed block (default 100; 10 blocks per h)")
+    mbsp.add_argument("--mbsp-niters", type=int, default=1000, metavar="N",
+                      help="supersteps per timed block (default 1000; 10 blocks per h)")
     mbsp.add_argument("--mbsp-max-vector", type=int, default=24, metavar="E",
                       help="largest inner-product vector: 2^E doubles (default 24)")
 

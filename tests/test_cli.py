@@ -127,6 +127,9 @@ def test_help_everywhere():
       "--results", "/nonexistent.json"], "results file not found"),
     (["degr", "/nonexistent.json"], "results file not found"),
     (["config"], "ask for --cflags, --libs or both"),
+    (["run", "multibsp", "--mbsp-hmax", "0"], "HMAX must be a positive integer"),
+    (["run", "multibsp", "--mbsp-niters", "-3"], "iterations must be a positive integer"),
+    (["run", "multibsp", "--mbsp-max-vector", "40"], "largest inner-product vector"),
     (["run", "memory", "--cores", "0,0"], "core 0 is listed twice"),
     (["run", "memory", "--cores", "0,100000"], "not a PU this process may use"),
     (["run", "shared-caches", "--cores", "0"], "pair tests need at least two cores"),
@@ -209,3 +212,22 @@ def test_config_flags_point_at_the_library():
     lib = next(f[2:] for f in flags if f.startswith("-L"))
     assert os.path.isfile(os.path.join(include, "hpcb_degr.h"))
     assert os.path.isfile(os.path.join(lib, "libhpcbdegr.so")) and "-lhpcbdegr" in flags
+
+
+def test_multibsp_skips_on_one_pu():
+    from hpcbench import runner, suite
+    record = runner.run_benchmark(suite.REGISTRY["multibsp"], {}, Topology.from_synthetic("pack:1 core:1 pu:1"), None)
+    assert record["status"] == "skipped" and "nothing to measure" in record["reason"]
+
+
+def test_multibsp_end_to_end(tmp_path):
+    out = str(tmp_path / "m.json")
+    proc = cli("run", "multibsp", "-q", "-o", out, "--mbsp-hmax", "32", "--mbsp-niters", "20", "--mbsp-max-vector", "14")
+    assert proc.returncode == 0, proc.stderr
+    rec = hpcbench.load(out).get("multibsp")
+    d = rec["derived"]
+    assert d["levels"] and all(lv["g"] > 0 for lv in d["levels"])
+    assert [v["n"] for v in d["inner_product"]] == [1 << e for e in range(8, 15)]
+    assert all(v["predicted_s"] > 0 and v["measured_s"] > 0 for v in d["inner_product"])
+    assert len(rec["raw"]["levels"][0][0]["ticks_per_superstep"]) == 33
+    assert "MultiBSP tree of" in proc.stdout and "<p=" in proc.stdout

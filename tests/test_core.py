@@ -194,3 +194,14 @@ def test_mpi_kernels_refuse_bad_arguments(call, message):
 def test_mpi_kernels_refuse_what_is_not_a_communicator():
     with pytest.raises(TypeError):
         _core.echo("COMM_WORLD", -1, True, 8, 1, 2)
+
+
+def test_multibsp_kernels():
+    pus = _core.thread_binding()
+    if len(pus) < 2:
+        pytest.skip("needs two PUs")
+    ticks, rate = _core.hcomm(pus[:2], 8, 20, blocks=2, warmup=1, daxpy_length=256)
+    assert ticks.shape == (9, 2) and np.all(ticks > 0) and np.all(rate > 0)
+    x = np.full(1000, 0.5)
+    total, inside, result = _core.inner_product(pus[:2], [0, 0], [-1], [0], [2], [0, 500], [500, 1000], x, 2)
+    assert result == 250.0 and total.shape == inside.shape == (2,)

@@ -1,7 +1,8 @@
 /* multibsp.h - MBSPDiscover's kernels on pinned thread teams.
  *
  * h-communication (hpcb_hcomm): p threads, one per child of a MultiBSP
- * component, pinned to the child's first PU. Each measures its DAXPY rate;
+ * component, pinned to the child's first PU. Each measures its DAXPY rate
+ * (before and after the h sweep; the better of the two);
  * then for h = 0 .. hmax, every thread writes h words cyclically into the
  * slots of the other threads in one shared buffer (single words, the
  * slowest pattern, as bspbench and the paper do), then all meet at a

@@ -8,7 +8,7 @@ from .. import _core
 from .tree import Component
 
 DEFAULT_HMAX = 256
-DEFAULT_ITERATIONS = 100
+DEFAULT_ITERATIONS = 1000
 DEFAULT_BLOCKS = 10
 DEFAULT_WARMUP = 20
 
