@@ -19,6 +19,7 @@ SOURCES = [
     "csrc/py_topology.c",
     "csrc/py_kernels.c",
     "csrc/py_comm.c",
+    "csrc/py_multibsp.c",
     "csrc/status.c",
     "csrc/timer.c",
     "csrc/memory.c",

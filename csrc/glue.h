@@ -24,9 +24,14 @@ PyObject *hpcb_raise(int status, const char *what);
  * NULL with an exception set on bad input. `what` names the caller. */
 unsigned *hpcb_parse_pus(PyObject *seq, const char *what, Py_ssize_t max_pus, Py_ssize_t *count);
 
+/* 0 if the PUs are distinct; -1 with a ValueError naming the repeated PU:
+ * two team members on one PU would time each other's slices. */
+int hpcb_check_distinct(const unsigned *pus, Py_ssize_t n);
+
 /* Method tables and initialisers of each glue file. */
 extern PyMethodDef hpcb_topology_methods[];
 extern PyMethodDef hpcb_kernel_methods[];
+extern PyMethodDef hpcb_multibsp_methods[];
 extern PyMethodDef hpcb_comm_methods[];
 int hpcb_comm_glue_init(void);
 

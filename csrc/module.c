@@ -74,6 +74,17 @@ unsigned *hpcb_parse_pus(PyObject *seq, const char *what, Py_ssize_t max_pus, Py
     return pus;
 }
 
+int hpcb_check_distinct(const unsigned *pus, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = i + 1; j < n; j++)
+            if (pus[i] == pus[j]) {
+                PyErr_Format(PyExc_ValueError, "a team's PUs must be distinct, PU %u appears twice", pus[i]);
+                return -1;
+            }
+    return 0;
+}
+
 static PyObject *timer_calibrate(PyObject *self, PyObject *args)
 {
     unsigned calibration_ms = 60;
@@ -148,7 +159,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (m == NULL)
         return NULL;
     if (PyModule_AddFunctions(m, core_methods) != 0 || PyModule_AddFunctions(m, hpcb_topology_methods) != 0 ||
-        PyModule_AddFunctions(m, hpcb_kernel_methods) != 0 || PyModule_AddFunctions(m, hpcb_comm_methods) != 0) {
+        PyModule_AddFunctions(m, hpcb_kernel_methods) != 0 || PyModule_AddFunctions(m, hpcb_comm_methods) != 0 ||
+        PyModule_AddFunctions(m, hpcb_multibsp_methods) != 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -27,6 +27,9 @@ def cluster():
         pytest.skip("no mpiexec")
     if os.geteuid() != 0:
         pytest.skip("the emulated cluster needs root (network namespaces)")
+    version = subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" not in version and "OpenRTE" not in version:
+        pytest.skip("tools/netcluster.py launches with Open MPI's options; this mpiexec is another MPI")
     reason = netcluster.available()
     if reason:
         pytest.skip(f"emulated cluster unavailable: {reason}")

@@ -19,5 +19,7 @@ pip install -q "setuptools>=61" wheel numpy pytest matplotlib
 pip install -q --no-binary mpi4py --no-cache-dir mpi4py
 pip install -q --no-build-isolation -e .
 python -c "from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])"
+# MPICH's launcher first on PATH; hydra looks for its proxy beside mpiexec.
 mkdir -p "$venv/bin-mpich" && ln -sf "$(command -v mpiexec.mpich)" "$venv/bin-mpich/mpiexec"
+ln -sf "$(command -v hydra_pmi_proxy)" "$venv/bin-mpich/hydra_pmi_proxy"
 PATH="$venv/bin-mpich:$PATH" python -m pytest -q -ra

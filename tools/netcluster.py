@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """An emulated cluster on one Linux machine: network namespaces as nodes,
 joined in a ring of veth links shaped with tc, with Open MPI launched across
-them over TCP. Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) and iproute2.
+them over TCP. Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN), iproute2 and
+Open MPI (the launch options below are Open MPI's).
 
     sudo python3 tools/netcluster.py up 4 --rate 400      # 4 nodes, 400 Mbit/s links
     sudo python3 tools/netcluster.py mpiexec -n 8 -- python3 -m hpcbench run distance network-access

@@ -1,0 +1,58 @@
+"""Command line: python -m hpcbench {run,list,show,degr,config,advise}.
+
+A thin layer over the API. Usage errors print one line and exit 2, on one
+rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
+run.py runs benchmarks (options in run_options.py); tools.py reads results
+and gives advice; common.py holds what they share.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import __version__
+from .common import Parser, UsageError
+from .run import cmd_run
+from .run_options import add_run_parser
+from .tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list, cmd_show
+
+__all__ = ["UsageError", "build_parser", "main"]
+COMMANDS = {"run": cmd_run, "list": cmd_list, "show": cmd_show, "degr": cmd_degr, "config": cmd_config,
+            "advise": cmd_advise}
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="hpcbench", description="Characterise HPC nodes and clusters by benchmarking them.")
+    parser.add_argument("--version", action="version", version=f"hpcbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    add_run_parser(sub)
+    add_tool_parsers(sub)
+    return parser
+
+
+def _is_rank_zero() -> bool:
+    mpi = sys.modules.get("mpi4py.MPI")
+    return mpi is None or not mpi.Is_initialized() or mpi.COMM_WORLD.Get_rank() == 0
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return COMMANDS[args.command](args)
+    except UsageError as e:
+        if _is_rank_zero():
+            print(f"{e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hpcbench: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # one line for users; the traceback on request
+        if os.environ.get("HPCBENCH_DEBUG"):
+            raise
+        print(f"hpcbench: internal error: {type(e).__name__}: {e} (set HPCBENCH_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 1
