@@ -25,13 +25,15 @@ struct hcomm_job {
 #define RATE_TRIALS 10
 static double daxpy_rate(size_t n, int *rc)
 {
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    if (x == NULL || y == NULL) {
-        free(x);
-        free(y);
+    /* One cache-line-aligned block, y a line past the end of x: the rate
+     * must not depend on where malloc happened to put two small vectors
+     * (misaligned or 4 KiB-aliased vectors measured half the rate). */
+    double *block = NULL;
+    if (posix_memalign((void **)&block, 64, (2 * n + 8) * sizeof *block) != 0) {
         *rc = HPCB_ENOMEM;
         return 0.0;
     }
+    double *x = block, *y = block + n + 8;
     for (size_t i = 0; i < n; i++) {
         x[i] = (double)(i % 5);
         y[i] = 0.0;
@@ -65,8 +67,7 @@ static double daxpy_rate(size_t n, int *rc)
             *rc = HPCB_ECHECK;
             break;
         }
-    free(x);
-    free(y);
+    free(block);
     return best;
 }
 
