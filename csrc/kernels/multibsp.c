@@ -71,11 +71,17 @@ static double daxpy_rate(size_t n, int *rc)
     return best;
 }
 
-/* One superstep: h single-word writes into the other threads' slots. */
+/* One superstep: h single-word writes into the other threads' slots,
+ * cycling t+1, t+2, ... and skipping t. The target is stepped, not computed
+ * with a division per word: the loop is what g measures. */
 static void communicate(double *buffer, size_t t, size_t p, size_t h, size_t hmax, double value)
 {
+    size_t target = t;
     for (size_t j = 0; j < h; j++) {
-        size_t target = (t + 1 + j % (p - 1)) % p;
+        if (++target == p)
+            target = 0;
+        if (target == t && ++target == p)
+            target = 0;
         buffer[(target * p + t) * hmax + j] = value;
     }
 }
@@ -148,6 +154,11 @@ struct ip_job {
     const double *x;
     double *leaf_sum;          /* per thread */
     double *comp_sum;          /* per component */
+    /* Each component's children, listed once before timing so that a
+     * master's reduction reads p numbers instead of scanning the tree:
+     * leaves first_leaf[c] .. first_leaf[c+1] of leaf_list, components
+     * first_comp[c] .. first_comp[c+1] of comp_list. */
+    size_t *first_leaf, *leaf_list, *first_comp, *comp_list;
     struct hpcb_phase *comp_phase;
     struct hpcb_phase start;
     double inside_ticks;
@@ -182,17 +193,42 @@ static int ip_member(void *arg, size_t t)
         if ((long)t != tr->master[c])
             continue;
         double sum = 0.0;
-        for (size_t k = 0; k < tr->nthreads; k++)
-            if (tr->leaf_parent[k] == c)
-                sum += job->leaf_sum[k];
-        for (size_t k = 0; k < tr->ncomp; k++)
-            if (tr->parent[k] == c)
-                sum += job->comp_sum[k];
+        for (size_t k = job->first_leaf[c]; k < job->first_leaf[c + 1]; k++)
+            sum += job->leaf_sum[job->leaf_list[k]];
+        for (size_t k = job->first_comp[c]; k < job->first_comp[c + 1]; k++)
+            sum += job->comp_sum[job->comp_list[k]];
         job->comp_sum[c] = sum;
     }
     if (t == 0)
         job->inside_ticks = (double)(hpcb_ticks() - t0);
     return HPCB_OK;
+}
+
+/* Fill the children lists of `job` (counting sort by parent). */
+static void list_children(const struct hpcb_ip_tree *tr, struct ip_job *job)
+{
+    for (size_t k = 0; k < tr->nthreads; k++)
+        job->first_leaf[tr->leaf_parent[k] + 1]++;
+    for (size_t k = 0; k < tr->ncomp; k++)
+        if (tr->parent[k] >= 0)
+            job->first_comp[tr->parent[k] + 1]++;
+    for (size_t c = 0; c < tr->ncomp; c++) {
+        job->first_leaf[c + 1] += job->first_leaf[c];
+        job->first_comp[c + 1] += job->first_comp[c];
+    }
+    for (size_t k = 0, c; k < tr->nthreads; k++) {
+        c = (size_t)tr->leaf_parent[k];
+        job->leaf_list[job->first_leaf[c]++] = k;
+    }
+    for (size_t k = 0; k < tr->ncomp; k++)
+        if (tr->parent[k] >= 0)
+            job->comp_list[job->first_comp[tr->parent[k]]++] = k;
+    /* The fills advanced each start to the next component's: shift back. */
+    for (size_t c = tr->ncomp; c > 0; c--) {
+        job->first_leaf[c] = job->first_leaf[c - 1];
+        job->first_comp[c] = job->first_comp[c - 1];
+    }
+    job->first_leaf[0] = job->first_comp[0] = 0;
 }
 
 int hpcb_inner_product(const struct hpcb_ip_tree *tr, const double *x, size_t n, size_t reps,
@@ -216,9 +252,16 @@ int hpcb_inner_product(const struct hpcb_ip_tree *tr, const double *x, size_t n,
     job.leaf_sum = calloc(tr->nthreads, sizeof *job.leaf_sum);
     job.comp_sum = calloc(tr->ncomp, sizeof *job.comp_sum);
     job.comp_phase = calloc(tr->ncomp, sizeof *job.comp_phase);
+    job.first_leaf = calloc(tr->ncomp + 1, sizeof *job.first_leaf);
+    job.first_comp = calloc(tr->ncomp + 1, sizeof *job.first_comp);
+    job.leaf_list = calloc(tr->nthreads, sizeof *job.leaf_list);
+    job.comp_list = calloc(tr->ncomp, sizeof *job.comp_list);
     int rc = HPCB_OK;
-    if (job.leaf_sum == NULL || job.comp_sum == NULL || job.comp_phase == NULL)
+    if (job.leaf_sum == NULL || job.comp_sum == NULL || job.comp_phase == NULL || job.first_leaf == NULL ||
+        job.first_comp == NULL || job.leaf_list == NULL || job.comp_list == NULL)
         rc = HPCB_ENOMEM;
+    if (rc == HPCB_OK)
+        list_children(tr, &job);
     for (size_t r = 0; rc == HPCB_OK && r < reps; r++) {
         for (size_t c = 0; c < tr->ncomp; c++)
             hpcb_phase_init(&job.comp_phase[c], (size_t)tr->nleaves[c]);
@@ -233,5 +276,9 @@ int hpcb_inner_product(const struct hpcb_ip_tree *tr, const double *x, size_t n,
     free(job.leaf_sum);
     free(job.comp_sum);
     free(job.comp_phase);
+    free(job.first_leaf);
+    free(job.first_comp);
+    free(job.leaf_list);
+    free(job.comp_list);
     return rc;
 }
