@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from hpcbench import _core
-from hpcbench._validate import format_size
+from hpcbench._format import format_size
 from hpcbench.cache import estimate_levels, measure
 from hpcbench.topology import Topology
 

@@ -14,8 +14,9 @@ import argparse
 import numpy as np
 
 from hpcbench import _core
-from hpcbench._validate import format_size, parse_size
-from hpcbench.cache.shared import co_run_ratio
+from hpcbench._format import format_size
+from hpcbench._validate import parse_size
+from hpcbench.cache import co_run_ratio
 from hpcbench.topology import Topology
 
 DEFAULT_SIZES = "8MiB,12MiB,16MiB,20MiB,24MiB,28MiB,40MiB"

@@ -24,7 +24,8 @@ import time
 
 import numpy as np
 
-from hpcbench._validate import format_size, parse_size
+from hpcbench._format import format_size
+from hpcbench._validate import parse_size
 from hpcbench.memory import copy_bandwidth, default_array_bytes
 from hpcbench.topology import Topology
 
@@ -106,7 +107,7 @@ def main():
     print(f"node characterization (cache, shared-caches, memory): {wall:.1f} s (target <= 120 s): "
           f"{'met' if wall <= 120 and rc == 0 else 'NOT met'}{'' if rc == 0 else f' (exit status {rc})'}")
 
-    from hpcbench.pairs import plan_pairs
+    from hpcbench.topology import plan_pairs
     big = Topology.from_synthetic("pack:2 l3:4(size=32MiB) l2:8(size=1MiB) l1:1(size=48KiB) core:1 pu:2")
     plan = plan_pairs(big, mode="auto")
     figures["auto_pairs_128"] = len(plan.tested)

@@ -3,16 +3,24 @@
     python -m hpcbench run            # the default suite, results to a JSON file
     python -m hpcbench show FILE      # a summary of a results file
 
-From Python: hpcbench.load(path) reads a results file (with Servet 3.0's
-get_network_dist_ratio / get_network_access_ratio). One package per domain
-holds the measurement and analysis functions: hpcbench.topology (hwloc),
+From Python: hpcbench.load(path) reads a results file into typed records
+(with Servet 3.0's get_network_dist_ratio / get_network_access_ratio). One
+package per domain holds the measurement and analysis functions and its
+benchmark: hpcbench.topology (hwloc, binding, pairs of cores),
 hpcbench.cache (levels and sizes; shared caches), hpcbench.memory (overhead
 and scalability), hpcbench.comm (CoMet kernels, Servet layers, models),
 hpcbench.network (ratDist, ratNC, grid advice), hpcbench.multibsp (tree,
-g and L, inner-product prediction).
+g and L, inner-product prediction). hpcbench.BENCHMARKS lists the suite.
 """
 __version__ = "0.1.0"
 
-from .results import Results, ResultsError, load  # noqa: E402
+from ._errors import OptionError, Skipped  # noqa: E402
+from ._protocol import Benchmark, Context, Job  # noqa: E402
+from ._record import Record, SchemaError  # noqa: E402
+from ._registry import BENCHMARKS, default_suite  # noqa: E402
+from ._results import Results, ResultsError, load  # noqa: E402
+from ._runner import run_suite  # noqa: E402
+from .topology import Topology  # noqa: E402
 
-__all__ = ["Results", "ResultsError", "load", "__version__"]
+__all__ = ["BENCHMARKS", "Benchmark", "Context", "Job", "OptionError", "Record", "Results", "ResultsError",
+           "SchemaError", "Skipped", "Topology", "__version__", "default_suite", "load", "run_suite"]

@@ -1,7 +1,9 @@
-"""Argument checks shared by the public functions and the CLI.
+"""Argument checks shared by the public functions and the benchmarks' option
+checks, and the size notation of the CLI (format_size is in _format).
 
-Every check raises ValueError with one line that names the rule and the
-value received; the CLI prints that line and exits with status 2.
+Every check raises OptionError (a ValueError) naming the parameter, the rule
+and the value received; the CLI maps the parameter to its flag, prints the
+line and exits with status 2.
 """
 from __future__ import annotations
 
@@ -10,21 +12,22 @@ import re
 
 import numpy as np
 
+from ._errors import OptionError
+from ._format import format_size
+
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
                "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
 
 
 def positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise OptionError(name, f"must be a positive integer, got {value!r}")
     return int(value)
 
 
 def non_negative_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        raise OptionError(name, f"must be a non-negative integer, got {value!r}")
     return int(value)
 
 
@@ -32,11 +35,11 @@ def sweep_array(name: str, values) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a sequence of numbers") from None
+        raise OptionError(name, "must be a sequence of numbers") from None
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise OptionError(name, f"must be one-dimensional, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must hold positive finite numbers")
+        raise OptionError(name, "must hold positive finite numbers")
     return arr
 
 
@@ -49,12 +52,3 @@ def parse_size(text: str) -> int:
     if not math.isfinite(value) or value != int(value):
         raise ValueError(f"a size must be a whole number of bytes, got {text!r}")
     return int(value)
-
-
-def format_size(nbytes: float) -> str:
-    """Bytes as a short binary-unit string: 32768 -> '32 KiB'."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(nbytes) >= scale:
-            value = nbytes / scale
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.2f} {unit}"
-    return f"{int(nbytes)} B"

@@ -8,7 +8,7 @@ from mpi4py import MPI
 
 from hpcbench.comm import (CommError, allreduce, barrier, bcast, contention, exchange, hop_node, measure_layers,
                            overlap, pingpong)
-from hpcbench.comm._collective import collectively
+from hpcbench._collective import collectively
 from hpcbench.topology import Topology
 
 comm = MPI.COMM_WORLD

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import cachesim as cs
-from hpcbench.cache import analysis, estimate_levels
+from hpcbench.cache import _analysis as analysis, estimate_levels
 
 
 def two_stage_sweep(machine, seed):

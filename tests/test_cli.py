@@ -117,7 +117,7 @@ def test_help_everywhere():
     (["run", "cache", "-o", "/nonexistent-dir/r.json", "--cache-max", "1MiB"], "output folder does not exist"),
     (["frobnicate"], "invalid choice"),
     (["run", "comm"], "comm needs at least 2 MPI ranks"),
-    (["run", "distance", "--net-size", "0"], "network message size"),
+    (["run", "distance", "--net-size", "0"], "--net-size must be between 1 byte and 1 GiB"),
     (["run", "distance", "--net-nodes", "1"], "--net-nodes must be an integer of at least 2"),
     (["advise", "grid", "--rows", "4", "--cols", "4", "--row-volume", "1MiB", "--col-volume", "1MiB",
       "--ratdist", "1,x"], "comma-separated list of numbers"),
@@ -127,16 +127,18 @@ def test_help_everywhere():
       "--results", "/nonexistent.json"], "results file not found"),
     (["degr", "/nonexistent.json"], "results file not found"),
     (["config"], "ask for --cflags, --libs or both"),
-    (["run", "multibsp", "--mbsp-hmax", "0"], "HMAX must be a positive integer"),
-    (["run", "multibsp", "--mbsp-niters", "-3"], "iterations must be a positive integer"),
-    (["run", "multibsp", "--mbsp-max-vector", "40"], "largest inner-product vector"),
-    (["run", "memory", "--cores", "0,0"], "core 0 is listed twice"),
-    (["run", "memory", "--cores", "0,100000"], "not a PU this process may use"),
-    (["run", "shared-caches", "--cores", "0"], "pair tests need at least two cores"),
+    (["run", "multibsp", "--mbsp-hmax", "0"], "--mbsp-hmax must be a positive integer"),
+    (["run", "multibsp", "--mbsp-niters", "-3"], "--mbsp-niters must be a positive integer"),
+    (["run", "multibsp", "--mbsp-max-vector", "40"], "--mbsp-max-vector must be 8 .. 28"),
+    (["run", "memory", "--cores", "0,0"], "--cores must not list a PU twice"),
+    (["run", "memory", "--memory-cores", "0,0"], "--memory-cores must not list a PU twice"),
+    (["run", "memory", "--cores", "0,100000"], "must be PUs this process may use"),
+    (["run", "shared-caches", "--cores", "0"], "--cores must hold at least two PUs"),
     (["run", "memory", "--cores", "1-0"], "must not run backwards"),
-    (["run", "memory", "--memory-size", "100000GiB"], "lower --memory-size"),
-    (["run", "memory", "--memory-tolerance", "2"], "--memory-tolerance must be between 0 and 1"),
-    (["run", "shared-caches", "--share-threshold", "0.5"], "--share-threshold must be above 1"),
+    (["run", "memory", "--memory-size", "100000GiB"], "--memory-size must let"),
+    (["run", "memory", "--memory-tolerance", "2"], "--memory-tolerance must be a number between 0 and 1"),
+    (["run", "shared-caches", "--share-threshold", "0.5"], "--share-threshold must be a finite number above 1"),
+    (["run", "shared-caches", "--shared-threshold", "inf"], "--shared-threshold must be a finite number above 1"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     proc = cli(*args)
@@ -156,34 +158,44 @@ def test_show_damaged_file(tmp_path):
 def test_failed_benchmark_keeps_earlier_results(tmp_path, monkeypatch):
     """A benchmark that fails becomes a 'failed' record; the file still holds
     the context and every finished record."""
-    from hpcbench import runner, suite
     from mpi4py import MPI
 
-    def broken(options, topology, progress, earlier):
-        raise RuntimeError("simulated failure")
+    from hpcbench import _registry, _runner
+    from hpcbench.cache import CacheOptions
 
-    monkeypatch.setitem(suite.REGISTRY, "broken", suite.Benchmark("broken", "fails", "node", broken))
-    monkeypatch.setattr(runner, "REGISTRY", suite.REGISTRY)
+    class Broken(hpcbench.Benchmark):
+        name, title, scope, group, options_type = "broken", "fails", "node", "broken", CacheOptions
+
+        def run(self, ctx):
+            raise RuntimeError("simulated failure")
+
+    monkeypatch.setitem(_registry._BY_NAME, "broken", Broken())
     out = str(tmp_path / "r.json")
-    opts = {"cache": {"max_size": 1 << 20, "passes": 1, "samples": 1, "refine": False}}
-    runner.run_suite(["cache", "broken"], opts, out, MPI.COMM_WORLD, Topology.load(), quiet=True)
+    opts = {"cache": CacheOptions(max_size=1 << 20, passes=1, samples=1, refine=False), "broken": CacheOptions()}
+    _runner.run_suite(["cache", "broken"], opts, out, MPI.COMM_WORLD, Topology.load(), quiet=True)
     data = json.load(open(out))
     assert [b["status"] for b in data["benchmarks"]] == ["ok", "failed"]
     assert "simulated failure" in data["benchmarks"][1]["error"]
 
 
+def _run_alone(name, topology):
+    """One benchmark of the registry on a (fake) topology, outside MPI."""
+    from hpcbench import _registry, _runner
+    from hpcbench._timer import calibration
+    bench = _registry.get(name)
+    ctx = hpcbench.Context(topology=topology, options=bench.options_type(), timer=calibration())
+    return _runner.run_benchmark(bench, ctx)
+
+
 @pytest.mark.parametrize("name", ["shared-caches", "memory"])
 def test_pair_benchmarks_skip_on_a_one_core_machine(name):
-    from hpcbench import runner, suite
-    from hpcbench.show import summary
-    from hpcbench.results import Results
+    from hpcbench._show import summary
 
     one_core = Topology.from_synthetic("pack:1 l2:1(size=1MiB) l1:1(size=32KiB) core:1 pu:1")
-    record = runner.run_benchmark(suite.REGISTRY[name], {}, one_core, None)
-    assert record["status"] == "skipped"
-    assert "pair tests need two cores" in record["reason"]
-    results = Results({})
-    results.benchmarks.append(record)
+    record = _run_alone(name, one_core)
+    assert record.status == "skipped"
+    assert "pair tests need two cores" in record.reason
+    results = hpcbench.Results({}, [record])
     assert f"{name} on" in summary(results) and "skipped: pair tests need two cores" in summary(results)
 
 
@@ -215,9 +227,8 @@ def test_config_flags_point_at_the_library():
 
 
 def test_multibsp_skips_on_one_pu():
-    from hpcbench import runner, suite
-    record = runner.run_benchmark(suite.REGISTRY["multibsp"], {}, Topology.from_synthetic("pack:1 core:1 pu:1"), None)
-    assert record["status"] == "skipped" and "nothing to measure" in record["reason"]
+    record = _run_alone("multibsp", Topology.from_synthetic("pack:1 core:1 pu:1"))
+    assert record.status == "skipped" and "nothing to measure" in record.reason
 
 
 def test_multibsp_end_to_end(tmp_path):

@@ -3,8 +3,9 @@ import itertools
 
 import pytest
 
-from hpcbench.comm.layers import disjoint_pairs, group_layers, pair_name, scalability_counts
-from hpcbench.comm.mesh import Mesh, gray, hop_node, make_mesh, max_hops, mesh_dims
+from hpcbench.comm._layers import disjoint_pairs, group_layers, pair_name, scalability_counts
+from hpcbench.comm._records import Placement
+from hpcbench.comm._mesh import Mesh, gray, hop_node, make_mesh, max_hops, mesh_dims
 from paper_machines import dunnington
 
 
@@ -37,19 +38,19 @@ def test_hop_node_is_n_links_away():
     assert max_hops(16) == 4 and max_hops(2) == 1 and max_hops(1) == 0
 
 
-def placement(rank, host, pu):
-    return {"rank": rank, "host": host, "pus": [pu]}
+def placement(rank, host, pu, node=None):
+    return Placement(rank=rank, host=host, node=rank if node is None else node, pus=[pu])
 
 
 def test_layer_names_from_placement_and_hwloc():
     topo = dunnington()
-    p = [placement(0, "a", 0), placement(1, "a", 12), placement(2, "a", 1), placement(3, "a", 3),
-         placement(4, "b", 0)]
+    p = [placement(0, "a", 0, 0), placement(1, "a", 12, 0), placement(2, "a", 1, 0), placement(3, "a", 3, 0),
+         placement(4, "b", 0, 4)]
     assert pair_name(p[0], p[1], topo) == "same L2"
     assert pair_name(p[0], p[2], topo) == "same L3"
     assert pair_name(p[0], p[3], topo) == "same NUMA node"
     assert pair_name(p[0], p[4], topo) == "other node"
-    unbound = {"rank": 5, "host": "a", "pus": [0, 1]}
+    unbound = Placement(rank=5, host="a", node=0, pus=[0, 1])
     assert "not bound" in pair_name(p[0], unbound, topo)
 
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from hpcbench.network.degr import write_degradation_file
+from hpcbench.network import write_degradation_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CC = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from hpcbench.memory import analyze_memory_overhead, analyze_scalability, pair_bandwidth
-from hpcbench.pairs import plan_pairs
+from hpcbench.topology import plan_pairs
 from paper_machines import dunnington, finis_terrae, finis_terrae_relative_bandwidth
 
 REFERENCE = 5e9

@@ -96,5 +96,5 @@ def test_comm_benchmark_end_to_end(tmp_path, n):
 def test_comm_usage_errors_once(tmp_path):
     proc = mpirun(2, "-m", "hpcbench", "run", "comm", "--comm-cap", "0", "-o", str(tmp_path / "r.json"))
     assert proc.returncode == 2
-    lines = [line for line in proc.stderr.splitlines() if "time cap" in line]
+    lines = [line for line in proc.stderr.splitlines() if "--comm-cap must be in (0, 60] seconds" in line]
     assert len(lines) == 1, proc.stderr

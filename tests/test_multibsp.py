@@ -7,7 +7,7 @@ import pytest
 
 from hpcbench import _core
 from hpcbench.multibsp import describe, fit_g_L, fits_side_by_side, predict_inner_product, tree
-from hpcbench.multibsp.measure import flatten, measure_inner_product, split_slices
+from hpcbench.multibsp import flatten, measure_inner_product, split_slices
 from hpcbench.topology import Topology
 
 DATA = os.path.join(os.path.dirname(__file__), "data")

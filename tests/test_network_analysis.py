@@ -1,12 +1,16 @@
 """Network degradation: ratios, the mapping rule, grid advice, the
 degradation file and the Results accessors (no MPI, no network)."""
+import os
+
 import pytest
 
+import hpcbench
+
 from hpcbench.network import advise_grid, mapping_rule, ratios
-from hpcbench.network.analysis import DegradationRatios
-from hpcbench.network.degr import (degradation_path, export_from_results, read_degradation_file,
+from hpcbench.network import DegradationRatios
+from hpcbench.network import (degradation_path, export_from_results, read_degradation_file,
                                    write_degradation_file)
-from hpcbench.results import Results
+from hpcbench import Results
 
 # Servet 3.0, Fig. 3 (HECToR): ratDist grows with distance.
 HECTOR_LIKE = {1: 1.0, 2: 1.25, 3: 1.5, 4: 1.7, 5: 1.9, 6: 2.1, 7: 2.3, 8: 2.5}
@@ -91,9 +95,11 @@ def test_degradation_file_round_trip_and_damage(tmp_path):
 
 
 def network_results():
-    recs = [{"name": "distance", "status": "ok", "derived": {"rat_dist": {"1": 1.0, "2": 1.8}}},
-            {"name": "network-access", "status": "ok", "derived": {"rat_nc": {"1": 1.0, "2": 2.1}}}]
-    return Results({"date": "today", "hosts": ["a", "b"]}, recs)
+    """The shipped emulated-cluster example with known ratios."""
+    res = hpcbench.load(os.path.join(os.path.dirname(__file__), "..", "docs", "examples", "network-example.json"))
+    res.get("distance").derived.rat_dist = {"1": 1.0, "2": 1.8}
+    res.get("network-access").derived.rat_nc = {"1": 1.0, "2": 2.1}
+    return res
 
 
 def test_results_api(tmp_path):

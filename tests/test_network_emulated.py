@@ -70,7 +70,7 @@ def test_ratios_follow_the_shaping(cluster):
     assert rat_nc[1] == 1.0 and abs(rat_nc[2] - 2.0) <= TOLERANCE * 2.0, rat_nc
     assert access["derived"]["mapping_rule"]["first_over_threshold"] == 2
     # The degradation file for the C API sits beside the results.
-    from hpcbench.network.degr import read_degradation_file
+    from hpcbench.network import read_degradation_file
     assert read_degradation_file(os.path.join(cluster, "distance.degr")) == (rat_dist, {})
     assert read_degradation_file(os.path.join(cluster, "network-access.degr")) == ({}, rat_nc)
     show = subprocess.run([sys.executable, "-m", "hpcbench", "show", out], capture_output=True, text=True)
@@ -82,4 +82,4 @@ def test_more_nodes_than_the_job_has_is_one_line(cluster):
                   "-o", os.path.join(cluster, "bad.json"))
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if "--net-nodes" in line]
-    assert len(lines) == 1 and "more than the 4 node(s)" in lines[0], proc.stderr
+    assert len(lines) == 1 and "must not exceed the 4 node(s) of this job" in lines[0], proc.stderr

@@ -1,9 +1,9 @@
-"""Pair plans, relations and groups (hpcbench.pairs), on the paper's machines."""
+"""Pair plans, relations and groups (hpcbench.topology), on the paper's machines."""
 import itertools
 
 import pytest
 
-from hpcbench.pairs import check_pus, components, parse_pu_list, plan_pairs, relation, spread_order
+from hpcbench.topology import check_pus, components, parse_pu_list, plan_pairs, relation, spread_order
 from paper_machines import dunnington, finis_terrae
 
 
@@ -17,11 +17,12 @@ def test_parse_pu_list():
 def test_check_pus_rules():
     topo = dunnington()
     assert check_pus(topo, None) == list(range(24))
-    with pytest.raises(ValueError, match="listed twice"):
+    with pytest.raises(ValueError, match="listed twice") as e:
         check_pus(topo, [0, 1, 0])
-    with pytest.raises(ValueError, match="not a PU this process may use"):
+    assert e.value.parameter == "cores"
+    with pytest.raises(ValueError, match="must be PUs this process may use .*; 99 is not one"):
         check_pus(topo, [0, 99])
-    with pytest.raises(ValueError, match="at least two cores"):
+    with pytest.raises(ValueError, match="at least two PUs"):
         check_pus(topo, [3])
 
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from hpcbench.cache import probabilistic as P
+from hpcbench.cache import _probabilistic as P
 
 
 def direct_tail(n, p, k):

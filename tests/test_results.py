@@ -6,24 +6,30 @@ import numpy as np
 import pytest
 
 import hpcbench
-from hpcbench.results import FORMAT_VERSION, Results, ResultsError, check_writable
+from hpcbench._record import Record
+from hpcbench._results import FORMAT_VERSION, Results, ResultsError, check_writable
+from hpcbench.cache import CacheRecord
+
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "docs", "examples")
 
 
 def sample():
+    """A record of a benchmark this version does not know: kept as plain data."""
     return Results({"date": "2026-01-01", "hosts": ["a"]},
-                   [{"name": "cache", "node": "a", "status": "ok",
-                     "raw": {"sizes": np.array([1024, 2048]), "x": np.float64("nan")},
-                     "derived": {"levels": [{"level": 1, "size": np.int64(32768)}]}}])
+                   [Record(name="example", node="a", status="ok",
+                           raw={"sizes": np.array([1024, 2048]), "x": np.float64("nan")},
+                           derived={"levels": [{"level": 1, "size": np.int64(32768)}]})])
 
 
 def test_round_trip(tmp_path):
     path = str(tmp_path / "r.json")
     sample().save(path)
     r = hpcbench.load(path)
-    assert r.get("cache")["raw"]["sizes"] == [1024, 2048]
-    assert r.get("cache")["raw"]["x"] is None  # NaN is not JSON
-    assert r.get("cache", node="a")["derived"]["levels"][0]["size"] == 32768
-    assert r.names() == ["cache"]
+    assert r.get("example")["raw"]["sizes"] == [1024, 2048]
+    assert r.get("example")["raw"]["x"] is None  # NaN is not JSON
+    assert r.get("example", node="a")["derived"]["levels"][0]["size"] == 32768
+    assert r.names() == ["example"]
     with pytest.raises(KeyError):
         r.get("memory")
     assert [f for f in os.listdir(tmp_path) if f != "r.json"] == []  # no temporary left
@@ -31,14 +37,36 @@ def test_round_trip(tmp_path):
 
 def test_readers_ignore_unknown_fields(tmp_path):
     path = tmp_path / "r.json"
-    data = sample().to_dict()
-    data["future_field"] = {"a": 1}
+    data = json.load(open(os.path.join(EXAMPLES, "cache-example.json")))
+    data["future_field"] = 1
     data["benchmarks"][0]["another"] = 3
-    sample().save(str(path))
-    text = json.loads(path.read_text())
-    text.update(future_field=1)
-    path.write_text(json.dumps(text))
-    assert hpcbench.load(str(path)).get("cache")["status"] == "ok"
+    data["benchmarks"][0]["derived"]["levels"][0]["new_key"] = [1, 2]
+    path.write_text(json.dumps(data))
+    res = hpcbench.load(str(path))
+    rec = res.get("cache")
+    assert rec.status == "ok" and rec["another"] == 3 and rec.derived.levels[0]["new_key"] == [1, 2]
+    # ... and write them back unchanged.
+    res.save(str(path))
+    again = json.loads(path.read_text())["benchmarks"][0]
+    assert again["another"] == 3 and again["derived"]["levels"][0]["new_key"] == [1, 2]
+
+
+def test_records_are_typed_and_checked(tmp_path):
+    data = json.load(open(os.path.join(EXAMPLES, "cache-example.json")))
+    rec = hpcbench.load(os.path.join(EXAMPLES, "cache-example.json")).get("cache")
+    assert isinstance(rec, CacheRecord) and rec.derived.levels[0].size == 32768
+    assert rec["derived"]["levels"][0]["size"] == rec.derived.levels[0].size   # dict-style reading still works
+    data["benchmarks"][0]["derived"]["levels"][1]["size"] = "big"
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError, match=r"cache record: benchmarks\[0\]\.derived\.levels\[1\]\.size: "
+                                           "expected an integer, got str") as err:
+        hpcbench.load(str(path))
+    assert "\n" not in str(err.value)
+    del data["benchmarks"][0]["derived"]["levels"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError, match=r"derived\.levels: missing"):
+        hpcbench.load(str(path))
 
 
 @pytest.mark.parametrize("content,message", [

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from hpcbench.cache.shared import (PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, co_run_ratio,
+from hpcbench.cache import (PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, co_run_ratio,
                                    decision_threshold)
-from hpcbench.pairs import hwloc_shares_cache, plan_pairs
+from hpcbench.topology import hwloc_shares_cache, plan_pairs
 from paper_machines import dunnington, finis_terrae
 
 SHARED_RATIO = 3.0

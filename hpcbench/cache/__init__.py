@@ -1,11 +1,33 @@
-"""Cache levels and sizes by timing array traversals (Servet 2010, III-A).
+"""Cache levels and sizes by timing array traversals (Servet 2010, III-A),
+and which cores share each level (III-B).
 
 measure() runs the sweep on this machine; estimate_levels() turns any
 (sizes, cycles) curve into cache levels; both are independent so analysis
-can be tested and re-run without hardware.
+can be tested and re-run without hardware. The shared-cache analysis
+(analyze_shared_caches, co_run_ratio) is likewise pure. BENCHMARK and
+SHARED_BENCHMARK are the suite's `cache` and `shared-caches`.
 """
-from .analysis import CacheLevel, estimate_levels, find_rises, gradient, monotone_fit, refinement_sizes
-from .measure import CacheSweep, measure
+from ._analysis import CacheLevel, estimate_levels, find_rises, gradient, monotone_fit, refinement_sizes
+from ._benchmark import CacheBenchmark
+from ._measure import CacheSweep, measure
+from ._options import CacheOptions, SharedOptions
+from ._plot import cache_figure, plot_gradient, plot_latency, plot_sharing, plot_spread, shared_figure
+from ._probabilistic import ProbabilisticFit, binomial_tail, estimate_size
+from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, MeasuredLevel, SharedCachesRecord,
+                       SharedDerived, SharedLevelRecord, SharedParameters, SharedRaw)
+from ._shared import (PAPER_THRESHOLD, SharedLevel, analyze_shared_caches, choose_corun_size, co_run_ratio,
+                      decision_threshold)
+from ._shared_benchmark import SharedCachesBenchmark
+from ._shared_measure import measure_co_runs
 
-__all__ = ["CacheLevel", "CacheSweep", "estimate_levels", "find_rises", "gradient", "measure",
-           "monotone_fit", "refinement_sizes"]
+BENCHMARK = CacheBenchmark()
+SHARED_BENCHMARK = SharedCachesBenchmark()
+
+__all__ = ["BENCHMARK", "PAPER_THRESHOLD", "SHARED_BENCHMARK", "CacheBenchmark", "CacheDerived", "CacheLevel",
+           "CacheOptions", "CacheParameters", "CacheRaw", "CacheRecord", "CacheSweep", "MeasuredLevel",
+           "ProbabilisticFit", "SharedCachesBenchmark", "SharedCachesRecord", "SharedDerived", "SharedLevel",
+           "SharedLevelRecord", "SharedOptions", "SharedParameters", "SharedRaw", "analyze_shared_caches",
+           "binomial_tail", "cache_figure", "choose_corun_size", "co_run_ratio", "decision_threshold",
+           "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs",
+           "monotone_fit", "plot_gradient", "plot_latency", "plot_sharing", "plot_spread", "refinement_sizes",
+           "shared_figure"]

@@ -2,8 +2,8 @@
 
 A thin layer over the API. Usage errors print one line and exit 2, on one
 rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
-run.py runs benchmarks (options in run_options.py); tools.py reads results
-and gives advice; common.py holds what they share.
+_run.py runs benchmarks (its flags come from the registry, _options.py);
+_tools.py reads results and gives advice; _common.py holds what they share.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import os
 import sys
 
 from .. import __version__
-from .common import Parser, UsageError
-from .run import cmd_run
-from .run_options import add_run_parser
-from .tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list, cmd_show
+from ._common import Parser, UsageError
+from ._options import add_run_parser
+from ._run import cmd_run
+from ._tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list, cmd_show
 
 __all__ = ["UsageError", "build_parser", "main"]
 COMMANDS = {"run": cmd_run, "list": cmd_list, "show": cmd_show, "degr": cmd_degr, "config": cmd_config,

@@ -2,11 +2,22 @@
 the distance between nodes under congestion (ratDist) and with the number of
 processes per node using the network at once (ratNC), the files and C API
 applications read them through, and the grid-ordering advice built on them.
-See docs/network.md."""
-from .analysis import (DegradationRatios, GridAdvice, MAPPING_THRESHOLD, advise_grid, mapping_rule, ratios)
-from .degr import read_degradation_file, write_degradation_file
-from .measure import AccessResult, DistanceResult, distance_benchmark, network_access_benchmark, node_layout
+See docs/network.md. DISTANCE_BENCHMARK and ACCESS_BENCHMARK are the suite's
+`distance` and `network-access`."""
+from ._analysis import (MAPPING_THRESHOLD, DegradationRatios, GridAdvice, advise_grid, mapping_rule, ratios)
+from ._benchmark import DistanceBenchmark, NetworkAccessBenchmark
+from ._degr import degradation_path, export_from_results, read_degradation_file, write_degradation_file
+from ._measure import AccessResult, DistanceResult, distance_benchmark, network_access_benchmark, node_layout
+from ._options import NetworkOptions
+from ._plot import access_figure, distance_figure, plot_access, plot_distance
+from ._records import AccessDerived, AccessRecord, DistanceDerived, DistanceRecord, MappingRule
 
-__all__ = ["AccessResult", "DegradationRatios", "DistanceResult", "GridAdvice", "MAPPING_THRESHOLD", "advise_grid",
-           "distance_benchmark", "mapping_rule", "network_access_benchmark", "node_layout", "ratios",
-           "read_degradation_file", "write_degradation_file"]
+DISTANCE_BENCHMARK = DistanceBenchmark()
+ACCESS_BENCHMARK = NetworkAccessBenchmark()
+
+__all__ = ["ACCESS_BENCHMARK", "DISTANCE_BENCHMARK", "MAPPING_THRESHOLD", "AccessDerived", "AccessRecord",
+           "AccessResult", "DegradationRatios", "DistanceBenchmark", "DistanceDerived", "DistanceRecord",
+           "DistanceResult", "GridAdvice", "MappingRule", "NetworkAccessBenchmark", "NetworkOptions",
+           "access_figure", "advise_grid", "degradation_path", "distance_benchmark", "distance_figure",
+           "export_from_results", "mapping_rule", "network_access_benchmark", "node_layout", "plot_access",
+           "plot_distance", "ratios", "read_degradation_file", "write_degradation_file"]

@@ -1,0 +1,22 @@
+"""The exceptions every part of hpcbench shares. This module imports nothing
+of hpcbench, so any module may raise them without an import cycle."""
+from __future__ import annotations
+
+
+class OptionError(ValueError):
+    """A parameter breaks a rule; one line that names the parameter.
+
+    `parameter` is the name the caller used (a keyword of a public function,
+    or a field of a benchmark's options dataclass); the CLI maps it to the
+    flag. str(error) is "<parameter> <rule>", e.g. "stride must be a positive
+    multiple of 4 bytes, got 3"."""
+
+    def __init__(self, parameter: str, rule: str):
+        super().__init__(f"{parameter} {rule}")
+        self.parameter = parameter
+        self.rule = rule
+
+
+class Skipped(Exception):
+    """Raised by a benchmark that cannot run here (one line saying why); the
+    run goes on and the record says 'skipped'."""

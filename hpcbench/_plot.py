@@ -1,0 +1,38 @@
+"""What every domain's figures share: matplotlib without pyplot, and a
+labelled heat map. Figures are made with matplotlib.figure.Figure (no
+pyplot state, no GUI backend) so that the report can draw them anywhere;
+notebooks pass their own axes instead."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5)) -> tuple:
+    """(figure, axes array of shape (rows, cols))."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plotting needs matplotlib (pip install matplotlib)") from None
+    fig = Figure(figsize=size, layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
+    return fig, axes
+
+
+def heatmap(ax: Any, matrix, title: str, xlabels=None, ylabels=None, cmap: str = "viridis",
+            colorbar: str = "", **imshow: Any) -> Any:
+    """A matrix as an image with tick labels, a title and a colour bar."""
+    values = np.asarray(matrix, dtype=float)
+    image = ax.imshow(values, cmap=cmap, **imshow)
+    ax.set_xticks(range(values.shape[1]), xlabels if xlabels is not None else range(values.shape[1]), fontsize=8)
+    ax.set_yticks(range(values.shape[0]), ylabels if ylabels is not None else range(values.shape[0]), fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=colorbar)
+    return image
+
+
+def as_float(values) -> np.ndarray:
+    """Numbers from a results file (None where a value was not finite) as a float array with NaN."""
+    return np.array([[np.nan if v is None else v for v in row] if isinstance(row, list) else
+                     (np.nan if row is None else row) for row in values], dtype=float)

@@ -1,0 +1,198 @@
+"""The benchmark protocol: what every benchmark of the suite provides, and the
+context the runner hands it.
+
+A benchmark is an instance of a `Benchmark` subclass in its domain's
+package, listed once in hpcbench/_registry.py. It declares:
+
+* `name`, `title` (one line for `hpcbench list`), `scope` ("node": once per
+  node by its lowest rank; "world": every rank takes part);
+* `options_type`: a dataclass whose fields hold every default once, each
+  made with `option()` (its CLI flag, help and deprecated aliases);
+* `check(options, topology, job)`: raises OptionError naming the field that
+  breaks a rule (the CLI maps it to the flag) and returns the options with
+  machine-dependent defaults resolved;
+* `run(ctx)`: measures and returns a typed `Record` (see _record.py);
+* `summary(record)`: the lines `hpcbench show` prints;
+* `plot(record)`: a matplotlib figure (the notebooks and the report draw it).
+
+The CLI, `show`, the runner and the results loader only loop over the
+registry; adding a benchmark touches its own package and one registry line
+(docs/architecture.md, "How to add a benchmark").
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+from ._errors import OptionError, Skipped
+from ._record import Record
+from ._timer import TimerCalibration
+from ._validate import format_size
+from .topology import Topology
+
+__all__ = ["Benchmark", "CliFlag", "Context", "Job", "OptionError", "Skipped", "flag_dest", "option"]
+
+
+@dataclass(frozen=True)
+class CliFlag:
+    """How one option appears on the command line."""
+
+    flag: str                                  #: e.g. "--cache-stride"
+    help: str                                  #: what it is, without the default
+    metavar: str | None = None
+    type: Callable[[str], Any] | None = None   #: argparse type (size_arg, int, float, ...)
+    choices: tuple | None = None
+    aliases: tuple = ()                        #: deprecated spellings that still work
+    default_text: str | None = None            #: the default in words, where it is computed
+    size: bool = False                         #: the value is bytes: show the default as a size
+
+
+def option(default: Any, flag: str, help: str, **cli: Any) -> Any:
+    """A field of an options dataclass: its default (held here only) and its flag."""
+    return field(default=default, metadata={"cli": CliFlag(flag, help, **cli)})
+
+
+def flag_dest(flag: str) -> str:
+    """The argparse destination of a flag or a deprecated alias (shared by
+    every benchmark that declares it)."""
+    return "flag" + flag
+
+
+@dataclass(frozen=True)
+class Job:
+    """The shape of the MPI job a benchmark runs in."""
+
+    ranks: int = 1
+    nodes: int = 1
+
+
+def _silent(message: str) -> None:
+    """Progress sink when nobody listens."""
+
+
+@dataclass
+class Context:
+    """What the runner hands every benchmark's `run`.
+
+    comm: the communicator of the run (COMM_WORLD under `hpcbench run`);
+    node benchmarks run on one rank per node and must not call collectives
+    on it. earlier: this node's finished records of this run, by name (the
+    shared-cache benchmark reads the cache benchmark's curve from it).
+    run_options: every benchmark's options of this run, by name."""
+
+    topology: Topology
+    options: Any
+    timer: TimerCalibration
+    comm: Any = None
+    job: Job = field(default_factory=Job)
+    earlier: dict = field(default_factory=dict)
+    run_options: dict = field(default_factory=dict)
+    progress: Callable[[str], None] = _silent
+
+
+class Benchmark:
+    """Base class of the suite's benchmarks; see the module docstring."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    scope: ClassVar[str]                 #: "node" or "world"
+    group: ClassVar[str]                 #: heading of its flags in `run --help`
+    options_type: ClassVar[type]
+    record_type: ClassVar[type] = Record
+    default: ClassVar[bool] = True       #: in the default suite ...
+    min_ranks: ClassVar[int] = 1         #: ... with at least this many ranks
+    min_nodes: ClassVar[int] = 1         #: ... and nodes
+    needs_ranks: ClassVar[int] = 1       #: asked for by name with fewer ranks: a usage error
+    uses: ClassVar[tuple] = ()           #: benchmarks whose options it may use (checked with its own)
+
+    # ---- options and flags -------------------------------------------------------------
+
+    def flags(self) -> dict:
+        """Option field name -> CliFlag."""
+        return {f.name: f.metadata["cli"] for f in dataclasses.fields(self.options_type) if "cli" in f.metadata}
+
+    def dest(self, parameter: str) -> str:
+        """The argparse destination of an option: named after its flag, so
+        benchmarks that share an options type share the flag's value."""
+        return flag_dest(self.flags()[parameter].flag)
+
+    def flag_of(self, parameter: str) -> str:
+        """The flag of an option field (the parameter itself if it has none)."""
+        spec = self.flags().get(parameter)
+        return spec.flag if spec else parameter
+
+    def add_arguments(self, group: Any) -> None:
+        """This benchmark's flags. argparse defaults are None ("not given"):
+        the options dataclass holds the defaults, once."""
+        defaults = self.options_type()
+        for name, spec in self.flags().items():
+            default = getattr(defaults, name)
+            text = spec.default_text or _default_text(default, spec)
+            kwargs: dict = {"dest": self.dest(name), "default": None, "help": f"{spec.help} (default: {text})"}
+            if isinstance(default, bool):
+                kwargs["action"] = argparse.BooleanOptionalAction
+            else:
+                kwargs.update(type=spec.type, metavar=spec.metavar)
+                if spec.choices:
+                    kwargs.update(choices=spec.choices, metavar=None)
+            group.add_argument(spec.flag, **kwargs)
+
+    def given_flags(self, args: argparse.Namespace) -> dict:
+        """Option field -> (the flag the command line set it with, value); a
+        deprecated alias counts where the flag itself was not given."""
+        given = {}
+        for name, spec in self.flags().items():
+            for flag, dest in [(spec.flag, self.dest(name))] + [(a, flag_dest(a)) for a in spec.aliases]:
+                value = getattr(args, dest, None)
+                if value is not None:
+                    given[name] = (flag, value)
+                    break
+        return given
+
+    def options_from_args(self, args: argparse.Namespace) -> Any:
+        """The options a parsed command line gives (defaults where not given)."""
+        given = {name: value for name, (_, value) in self.given_flags(args).items()}
+        return dataclasses.replace(self.options_type(), **given)
+
+    # ---- what each benchmark implements ------------------------------------------------
+
+    def check(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
+        """Raise OptionError naming the broken option; return the options
+        with machine-dependent defaults resolved."""
+        raise NotImplementedError
+
+    def run(self, ctx: Context) -> Record:
+        raise NotImplementedError
+
+    def summary(self, record: Any) -> list:
+        """The lines `show` prints for an ok record."""
+        raise NotImplementedError
+
+    def plot(self, record: Any) -> Any:
+        """A matplotlib Figure of the record."""
+        raise NotImplementedError
+
+    # ---- helpers -----------------------------------------------------------------------
+
+    def record(self, **parts: Any) -> Record:
+        """A record of this benchmark's type, named after it."""
+        return self.record_type(name=self.name, **parts)
+
+    def check_options(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
+        """`check`, with a one-line OptionError for options of the wrong type."""
+        if not isinstance(options, self.options_type):
+            raise OptionError("options", f"of {self.name} must be {self.options_type.__name__}, "
+                                         f"got {type(options).__name__}")
+        return self.check(options, topology, job)
+
+
+def _default_text(default: Any, spec: CliFlag) -> str:
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    if default is None:
+        return "automatic"
+    if spec.size and isinstance(default, int):
+        return format_size(default)
+    return str(default)

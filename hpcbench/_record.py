@@ -1,0 +1,263 @@
+"""Typed records: dataclasses that turn into the plain data of a results file
+and back, checking types on the way in.
+
+Every record of a results file is a `Record` (the envelope every benchmark
+shares: name, node, status, timings) whose `parameters`, `raw` and `derived`
+are the benchmark's own dataclasses. Conversion is driven by the type hints
+of the dataclasses, so a record type is declared once and both directions
+follow from it:
+
+* `to_plain(value)`: dataclasses become dicts (fields in declaration order;
+  keys of `optional()` fields are left out while they are None), NumPy values
+  become Python numbers and lists, and non-finite floats become None (JSON
+  has no NaN).
+* `from_plain(type, data)`: plain data back into the type, checking every
+  value against its hint; the error names the path inside the record
+  ("derived.levels[1].size: expected an integer, got str"). Keys a dataclass
+  does not know are kept aside and written back, so a file round-trips
+  unchanged even when a newer hpcbench added fields.
+
+Records and their parts can also be read like the dicts of earlier
+versions (`record["derived"]["levels"][0]["size"]`), so scripts written
+against plain dicts keep working.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from typing import Any, Union
+
+import numpy as np
+
+_OMIT_NONE = "omit_none"
+_EXTRA = "_extra"     # attribute holding the keys a dataclass does not know
+
+
+class SchemaError(ValueError):
+    """Plain data that does not fit a record type; the message names the path."""
+
+
+def optional(default: Any = None) -> Any:
+    """A dataclass field that is left out of the plain data while it is None
+    (parts a benchmark only has in some runs)."""
+    return dataclasses.field(default=default, metadata={_OMIT_NONE: True})
+
+
+class Mapping:
+    """Dict-style reading of a record dataclass: record["key"], .get(),
+    `in` and .keys(), as scripts written for plain dicts expect."""
+
+    def __getitem__(self, key: str) -> Any:
+        if _is_field(self, key):
+            value = getattr(self, key)
+            if value is not None or not _omitted_when_none(self, key):
+                return value
+        extra = getattr(self, _EXTRA, {})
+        if key in extra:
+            return extra[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key, _MISSING) is not _MISSING
+
+    def keys(self) -> list:
+        return list(to_plain(self))
+
+
+_MISSING = object()
+
+
+def _is_field(obj: Any, key: str) -> bool:
+    return key in _fields(type(obj))
+
+
+def _omitted_when_none(obj: Any, key: str) -> bool:
+    return _fields(type(obj))[key].metadata.get(_OMIT_NONE, False)
+
+
+_FIELDS: dict = {}
+_HINTS: dict = {}
+
+
+def _fields(cls: type) -> dict:
+    if cls not in _FIELDS:
+        _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
+    return _FIELDS[cls]
+
+
+def _hints(cls: type) -> dict:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+# ---- to plain data ------------------------------------------------------------
+
+def to_plain(value: Any) -> Any:
+    """Plain, JSON-ready data: dicts, lists, str, int, float (finite), bool, None."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if v is None and f.metadata.get(_OMIT_NONE):
+                continue
+            out[f.name] = to_plain(v)
+        for k, v in getattr(value, _EXTRA, {}).items():
+            out.setdefault(k, v)
+        return out
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_plain(value.tolist())
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    return value
+
+
+# ---- from plain data ------------------------------------------------------------
+
+def from_plain(tp: Any, value: Any, path: str = "") -> Any:
+    """`value` (plain data) as type `tp`; SchemaError naming the path if it does not fit."""
+    if tp is Any:
+        return value
+    origin = typing.get_origin(tp)
+    if origin is Union or origin is types.UnionType:
+        return _from_union(tp, value, path)
+    if dataclasses.is_dataclass(tp):
+        return _from_dataclass(tp, value, path)
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        if not isinstance(value, list):
+            raise _mismatch(path, "a list", value)
+        return [from_plain(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        _, item = typing.get_args(tp) or (str, Any)
+        if not isinstance(value, dict):
+            raise _mismatch(path, "an object", value)
+        return {k: from_plain(item, v, _join(path, k)) for k, v in value.items()}
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _mismatch(path, "a number", value)
+        return value      # an int stays an int: the file must round-trip unchanged
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _mismatch(path, "an integer", value)
+        return value
+    if tp in (str, bool):
+        if not isinstance(value, tp):
+            raise _mismatch(path, "a string" if tp is str else "true or false", value)
+        return value
+    if tp is type(None):
+        if value is not None:
+            raise _mismatch(path, "null", value)
+        return None
+    raise TypeError(f"no plain-data conversion for {tp!r} at {path}")
+
+
+def _from_union(tp: Any, value: Any, path: str) -> Any:
+    args = typing.get_args(tp)
+    if value is None:
+        if type(None) in args:
+            return None
+        raise _mismatch(path, _describe(args), value)
+    errors = []
+    for arg in args:
+        if arg is type(None):
+            continue
+        try:
+            return from_plain(arg, value, path)
+        except SchemaError as e:
+            errors.append(e)
+    if len(errors) == 1:
+        raise errors[0]
+    raise _mismatch(path, _describe(args), value)
+
+
+def _from_dataclass(cls: type, value: Any, path: str) -> Any:
+    if not isinstance(value, dict):
+        raise _mismatch(path, "an object", value)
+    hints = _hints(cls)
+    kwargs, extra = {}, {}
+    fields = _fields(cls)
+    for key, v in value.items():
+        if key in fields and fields[key].init:
+            kwargs[key] = from_plain(hints[key], v, _join(path, key))
+        else:
+            extra[key] = v
+    missing = [f.name for f in fields.values() if f.init and f.name not in kwargs
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise SchemaError(f"{_join(path, missing[0])}: missing")
+    obj = cls(**kwargs)
+    if extra:
+        object.__setattr__(obj, _EXTRA, extra)
+    return obj
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _describe(args) -> str:
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", type(None): "null"}
+    return " or ".join(names.get(a, getattr(a, "__name__", str(a))) for a in args)
+
+
+def _mismatch(path: str, expected: str, value: Any) -> SchemaError:
+    got = "null" if value is None else type(value).__name__
+    return SchemaError(f"{path or 'the record'}: expected {expected}, got {got}")
+
+
+# ---- the envelope ---------------------------------------------------------------
+
+@dataclasses.dataclass(kw_only=True)
+class Record(Mapping):
+    """One benchmark's entry in a results file.
+
+    The runner fills the envelope (node, started, status, elapsed_s); a
+    benchmark's `run` fills parameters, raw, derived, units and warnings with
+    its own types (a subclass narrows them). A record that failed or was
+    skipped is a plain Record with `error` or `reason`."""
+
+    name: str
+    node: str | None = optional()
+    started: str | None = optional()
+    parameters: Any = optional()
+    raw: Any = optional()
+    derived: Any = optional()
+    units: dict[str, str] | None = optional()
+    warnings: list[str] | None = optional()
+    status: str = "ok"             #: "ok", "failed" or "skipped"
+    reason: str | None = optional()      #: why it was skipped
+    error: str | None = optional()       #: why it failed, one line
+    traceback: str | None = optional()
+    elapsed_s: float | None = optional()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict:
+        """Plain data for the results file."""
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict, path: str = "") -> "Record":
+        """Plain data (as in a results file) back into this type; SchemaError
+        naming the path inside the record if it does not fit."""
+        return from_plain(cls, data, path)

@@ -1,0 +1,56 @@
+"""The options of the cache and shared-caches benchmarks: every default, once.
+
+measure() and the co-run functions take their keyword defaults from here,
+and the CLI's flags (with their help) are made from these fields."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._argtypes import pu_list_arg, size_arg
+from .._protocol import option
+from ..topology import DEFAULT_SAMPLE
+
+ORDER_CHOICES = ("auto", "sequential", "random", "windowed")
+PAGE_CHOICES = ("normal", "huge", "system")
+PAIR_CHOICES = ("auto", "all")
+#: Slots shuffled together by the "windowed" order: 32 pages of 4 KiB, within
+#: the reach of any first-level data TLB.
+DEFAULT_WINDOW = 128 << 10
+
+
+@dataclass(frozen=True)
+class CacheOptions:
+    min_size: int = option(1024, "--cache-min", "smallest array", metavar="SIZE", type=size_arg, size=True)
+    max_size: int | None = option(None, "--cache-max", "largest array", metavar="SIZE", type=size_arg,
+                                  default_text="about twice the largest cache hwloc reports")
+    stride: int = option(1024, "--cache-stride", "distance between loads", metavar="SIZE", type=size_arg, size=True)
+    order: str = option("auto", "--cache-order", "visiting order: auto picks windowed where a prefetcher "
+                        "follows the stride", choices=ORDER_CHOICES)
+    pages: str = option("normal", "--cache-pages", "page kind of the arrays", choices=PAGE_CHOICES)
+    passes: int = option(5, "--cache-passes", "sweeps over all sizes", metavar="N", type=int)
+    samples: int = option(3, "--cache-samples", "timings per size per pass", metavar="N", type=int)
+    pu: int | None = option(None, "--cache-pu", "PU OS index to bind to", metavar="PU", type=int,
+                            default_text="the first PU this process may use")
+    refine: bool = option(True, "--cache-refine", "add sizes inside detected rises")
+    min_accesses: int = 1 << 16     #: loads per timed sample, at least
+    warmup: int = 2                 #: untimed traversals before the first sample
+    seed: int = 12345
+    window: int = DEFAULT_WINDOW    #: bytes shuffled together by the windowed order
+
+
+@dataclass(frozen=True)
+class SharedOptions:
+    pairs: str = option("auto", "--shared-pairs", "auto: one pair per hwloc relation plus a random sample; "
+                        "all: every pair", choices=PAIR_CHOICES, aliases=("--pairs",))
+    cores: list | None = option(None, "--shared-cores", "PUs to test, e.g. 0-3,8", metavar="LIST", type=pu_list_arg,
+                                aliases=("--cores",), default_text="every PU this process may use")
+    sample: int = option(DEFAULT_SAMPLE, "--shared-sample", "extra random pairs in auto mode", metavar="N", type=int,
+                         aliases=("--pair-sample",))
+    threshold: float | None = option(None, "--shared-threshold", "co-run ratio above which two cores share a "
+                                     "cache", metavar="X", type=float, aliases=("--share-threshold",),
+                                     default_text="2, or less where the single-core curve shows a shared cache "
+                                                  "cannot double the time; see docs/node.md")
+    rounds: int = option(3, "--shared-rounds", "times every pair is measured, in a new order each time",
+                         metavar="N", type=int, aliases=("--rounds",))
+    samples: int = 3                #: timings per run of a pair
+    seed: int = 1

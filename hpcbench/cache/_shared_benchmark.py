@@ -1,0 +1,148 @@
+"""The `shared-caches` benchmark of the suite: which cores share each cache.
+
+Needs the cache levels and the single-core curve: taken from the `cache`
+benchmark of the same run when it ran on this node, measured here otherwise
+(with the run's cache options).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validate
+from .._errors import OptionError
+from .._protocol import Benchmark, Context, Job
+from .._format import format_size, groups_text
+from ..topology import Topology, check_pus, plan_pairs, require_two_pus
+from ._analysis import estimate_levels
+from ._measure import measure
+from ._options import CacheOptions, SharedOptions
+from ._plot import shared_figure
+from ._records import CacheRecord, CorunSamples, PairRatio, SharedCachesRecord, SharedDerived, SharedLevelRecord, \
+    SharedParameters, SharedRaw
+from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
+from ._shared_measure import measure_co_runs
+
+UNITS = {"cache_size": "bytes", "corun_size": "bytes per core", "alone": "TSC ticks per access",
+         "together": "TSC ticks per access", "ratio": "co-run time / alone time"}
+
+
+@dataclass
+class LevelBasis:
+    """What the co-runs need from a single-core sweep."""
+    levels: list            #: (level, size in bytes, onset in bytes or None)
+    sizes: np.ndarray       #: bytes
+    cycles: np.ndarray      #: ticks per access
+    stride: int
+    order: str
+    pages: str
+    window: int
+    source: str
+
+
+def basis_from_record(record: CacheRecord) -> LevelBasis:
+    p = record.parameters
+    return LevelBasis([(lv.level, lv.size, lv.onset) for lv in record.derived.levels],
+                      np.asarray(record.raw.sizes, dtype=float),
+                      np.asarray(record.derived.cycles_per_access, dtype=float),
+                      p.stride, p.order, p.pages, p.window, "cache benchmark of this run")
+
+
+def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: CacheOptions) -> LevelBasis:
+    """The cache sweep (with the run's cache options), when this run has none."""
+    progress("shared-caches: no cache results in this run, measuring cache levels first")
+    options = dataclasses.asdict(cache_options)
+    if options["pu"] is None:
+        options["pu"] = pu
+    sweep = measure(**options, topology=topology, progress=progress)
+    levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
+                             refined=sweep.refined)
+    p = sweep.parameters
+    return LevelBasis([(lv.level, lv.size, lv.onset) for lv in levels], sweep.sizes.astype(float), sweep.cycles,
+                      p["stride"], p["order"], p["pages"], p["window"], "cache sweep run by shared-caches")
+
+
+class SharedCachesBenchmark(Benchmark):
+    name = "shared-caches"
+    title = "which cores share each cache level, by co-runs (Servet III-B)"
+    scope = "node"
+    group = "shared-caches benchmark (pairs of cores)"
+    options_type = SharedOptions
+    record_type = SharedCachesRecord
+    uses = ("cache",)       # the cache sweep, when this run has no cache record
+
+    def check(self, options: SharedOptions, topology: Topology, job: Job = Job()) -> SharedOptions:
+        _validate.positive_int("rounds", options.rounds)
+        _validate.positive_int("samples", options.samples)
+        _validate.non_negative_int("sample", options.sample)
+        t = options.threshold
+        if t is not None and not (isinstance(t, (int, float)) and math.isfinite(t) and t > 1):
+            raise OptionError("threshold", f"must be a finite number above 1, got {t!r}")
+        if options.cores is not None or len(topology.pu_indexes) >= 2:   # else: skipped when it runs
+            plan_pairs(topology, options.cores, options.pairs, options.sample, options.seed)
+        return options
+
+    def run(self, ctx: Context) -> SharedCachesRecord:
+        o: SharedOptions = ctx.options
+        require_two_pus(ctx.topology, o.cores)
+        plan = plan_pairs(ctx.topology, o.cores, o.pairs, o.sample, o.seed)
+        cache = ctx.earlier.get("cache")
+        basis = basis_from_record(cache) if cache else basis_from_sweep(
+            ctx.topology, plan.pus[0], ctx.progress, ctx.run_options.get("cache", CacheOptions()))
+        if not basis.levels:
+            raise ValueError("the cache benchmark found no cache level to test")
+
+        levels, raw, warnings = [], [], []
+        for i, (number, cache_size, onset) in enumerate(basis.levels):
+            size, expected = choose_corun_size(cache_size, onset, basis.stride, basis.sizes, basis.cycles)
+            label = f"shared-caches L{number} ({len(plan.tested)} pairs, {format_size(size)} each): "
+            data = measure_co_runs(plan, size, stride=basis.stride, order=basis.order, window=basis.window,
+                                   pages=basis.pages, samples=o.samples, rounds=o.rounds,
+                                   seed=o.seed + 1000 * i, progress=ctx.progress, label=label)
+            ratios = {p: co_run_ratio(data["alone"][k], data["together"][k]) for k, p in enumerate(data["pairs"])}
+            result = analyze_shared_caches(number, cache_size, size, ratios, plan, ctx.topology,
+                                           threshold=o.threshold, expected_ratio=expected)
+            levels.append(SharedLevelRecord(
+                level=result.level, cache_size=result.cache_size, corun_size=result.corun_size,
+                threshold=result.threshold, expected_ratio=result.expected_ratio, decidable=result.decidable,
+                ratios=[PairRatio(pair=list(p), ratio=r) for p, r in result.ratios.items()],
+                sharing_pairs=[list(p) for p in result.sharing_pairs], groups=result.groups,
+                hwloc_groups=result.hwloc_groups, disagreements=result.disagreements))
+            raw.append(CorunSamples(level=number, pairs=[list(p) for p in data["pairs"]], alone=data["alone"],
+                                    together=data["together"]))
+            if not result.decidable:
+                warnings.append(f"L{number}: one core with twice the co-run array is only x{expected:.2f} slower, "
+                                "too little to tell a shared cache from noise; no verdict")
+            warnings.extend(result.disagreements)
+
+        return self.record(
+            parameters=SharedParameters(pair_mode=o.pairs, pus=plan.pus, sample=o.sample, rounds=o.rounds,
+                                        samples=o.samples, threshold_requested=o.threshold, seed=o.seed,
+                                        stride=basis.stride, order=basis.order, pages=basis.pages,
+                                        window=basis.window, levels_from=basis.source),
+            raw=SharedRaw(levels=raw, single_core_sizes=basis.sizes.tolist(),
+                          single_core_cycles=basis.cycles.tolist()),
+            derived=SharedDerived(plan=plan.to_record(), levels=levels),
+            units=UNITS, warnings=warnings)
+
+    def summary(self, record: SharedCachesRecord) -> list:
+        p, d = record.parameters, record.derived
+        lines = [f"shared caches on {record.node or '?'} ({p.pair_mode} pairs: {len(d.plan.tested)} of "
+                 f"{d.plan.all_pairs} tested; levels from {p.levels_from})",
+                 f"  {'level':<6}{'co-run':>11}{'threshold':>11}  {'sharing groups (measured)':<28}hwloc"]
+        for lv in d.levels:
+            measured = groups_text(lv.groups) if lv.decidable else "undecidable"
+            flag = "" if not lv.decidable or lv.groups == lv.hwloc_groups else "  DISAGREES"
+            lines.append(f"  L{lv.level:<5}{format_size(lv.corun_size):>11}{lv.threshold:>11.2f}  "
+                         f"{measured:<28}{groups_text(lv.hwloc_groups)}{flag}")
+            ratios = ", ".join(f"{r.pair[0]}-{r.pair[1]}: {r.ratio:.2f}" for r in lv.ratios[:6])
+            more = len(lv.ratios) - 6
+            lines.append(f"        ratios {ratios}{f' (+{more} more)' if more > 0 else ''}")
+        return lines
+
+    def plot(self, record: SharedCachesRecord):
+        return shared_figure(record)
+

@@ -1,0 +1,81 @@
+"""`run`'s command line, made from the registry: each benchmark's flags (its
+options dataclass), the deprecated aliases, and the check of every option
+before anything is measured (one line, exit 2)."""
+from __future__ import annotations
+
+import argparse
+
+from .. import _registry
+from .._errors import OptionError
+from .._protocol import Benchmark, Job, flag_dest
+from ..topology import Topology
+from ._common import UsageError
+
+
+def add_run_parser(sub) -> argparse.ArgumentParser:
+    run = sub.add_parser("run", help="run benchmarks (default: the default suite) and write a results file",
+                         description="Run benchmarks; node-local ones run once per node under mpiexec.")
+    run.add_argument("benchmarks", nargs="*", metavar="BENCHMARK", help="names from `hpcbench list`")
+    run.add_argument("-o", "--output", default="hpcbench-results.json", help="results file (default: %(default)s)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    seen: set = set()
+    for bench in _registry.BENCHMARKS:
+        if bench.options_type not in seen:       # benchmarks that share options share their flags
+            seen.add(bench.options_type)
+            bench.add_arguments(run.add_argument_group(bench.group))
+    deprecated = run.add_argument_group("deprecated spellings (still accepted)")
+    for alias, targets in aliases().items():
+        spec = next(iter(targets.values()))
+        deprecated.add_argument(alias, dest=flag_dest(alias), default=None, type=spec.type, metavar=spec.metavar,
+                                choices=spec.choices, help=f"use {', '.join(targets)}")
+    return run
+
+
+def aliases() -> dict:
+    """Deprecated flag -> {new flag: CliFlag} over every benchmark that declares it."""
+    out: dict = {}
+    for bench in _registry.BENCHMARKS:
+        for spec in bench.flags().values():
+            for alias in spec.aliases:
+                out.setdefault(alias, {})[spec.flag] = spec
+    return out
+
+
+def deprecation_notes(args: argparse.Namespace) -> list:
+    """One line per deprecated flag the command line used."""
+    return [f"hpcbench run: {alias} is deprecated; use {', '.join(targets)}"
+            for alias, targets in aliases().items() if getattr(args, flag_dest(alias), None) is not None]
+
+
+def selected(args: argparse.Namespace, job: Job) -> list:
+    """The benchmark names to run; a usage error for unknown names and for
+    benchmarks asked for by name that need more ranks."""
+    for name in args.benchmarks:
+        if name not in _registry.names():
+            raise UsageError(f"hpcbench run: unknown benchmark {name!r}; choose from {', '.join(_registry.names())}")
+        bench = _registry.get(name)
+        if job.ranks < bench.needs_ranks:
+            raise UsageError(f"hpcbench run: {name} needs at least {bench.needs_ranks} MPI ranks; run it under "
+                             f"mpiexec -n {bench.needs_ranks} or more")
+    return list(args.benchmarks) or _registry.default_suite(job.ranks, job.nodes)
+
+
+def checked_options(args: argparse.Namespace, names: list, topology: Topology, job: Job) -> dict:
+    """name -> options for every benchmark, checked (machine defaults
+    resolved) for those that run and those whose options they use. An
+    OptionError becomes one usage line naming the flag."""
+    needed = set(names) | {used for name in names for used in _registry.get(name).uses}
+    options = {}
+    for bench in _registry.BENCHMARKS:
+        opts = bench.options_from_args(args)
+        options[bench.name] = _check(bench, opts, topology, job, args) if bench.name in needed else opts
+    return options
+
+
+def _check(bench: Benchmark, options, topology: Topology, job: Job, args: argparse.Namespace):
+    try:
+        return bench.check(options, topology, job)
+    except OptionError as e:
+        given = bench.given_flags(args).get(e.parameter)
+        flag = given[0] if given else bench.flag_of(e.parameter)   # the spelling the user typed
+        raise UsageError(f"hpcbench run: {flag} {e.rule}") from None

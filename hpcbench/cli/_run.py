@@ -1,0 +1,72 @@
+"""`python -m hpcbench run`: initialise MPI, check every option, run the
+suite, print the summary, and write the degradation file beside the results."""
+from __future__ import annotations
+
+import os
+import sys
+
+from .._nodes import count_nodes
+from .._protocol import Job
+from ._common import UsageError
+from ._options import checked_options, deprecation_notes, selected
+
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
+
+
+def thread_level() -> str:
+    """MPI thread level for `run`: HPCBENCH_MPI_THREAD_LEVEL, default single.
+
+    Only the main thread ever calls MPI; team threads (node benchmarks) run
+    while the main thread waits for them, outside any MPI call. mpi4py's own
+    default, MULTIPLE, and even FUNNELED make Open MPI 4.1 take its
+    thread-safe paths: 0-byte ping-pong latency measured 20% above a plain C
+    program initialised with MPI_Init (docs/comm.md). SINGLE measures what
+    such programs see."""
+    level = os.environ.get("HPCBENCH_MPI_THREAD_LEVEL", "single").strip().lower()
+    if level not in THREAD_LEVELS:
+        raise UsageError(f"hpcbench: HPCBENCH_MPI_THREAD_LEVEL must be one of {', '.join(THREAD_LEVELS)}, "
+                         f"got {level!r}")
+    return level
+
+
+def cmd_run(args) -> int:
+    import mpi4py
+    if "mpi4py.MPI" not in sys.modules:
+        mpi4py.rc.thread_level = thread_level()
+    from mpi4py import MPI
+
+    from .._results import Results
+    from .._runner import run_suite
+    from .._show import summary
+    from ..topology import Topology
+
+    comm = MPI.COMM_WORLD
+    topology = Topology.load()
+    job = Job(comm.Get_size(), count_nodes(comm))
+    names = selected(args, job)
+    options = checked_options(args, names, topology, job)
+    if comm.Get_rank() == 0:      # once the options are good: a bad command line gets one line, the error
+        for note in deprecation_notes(args):
+            print(note, file=sys.stderr)
+    try:
+        results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet, job=job)
+    except ValueError as e:
+        raise UsageError(f"hpcbench run: {e}") from None
+    if isinstance(results, Results):
+        sys.stdout.write(summary(results))
+        print(f"results written to {args.output}")
+        write_degradation(results, args.output)
+        return 1 if any(r.status not in ("ok", "skipped") for r in results.benchmarks) else 0
+    return 0
+
+
+def write_degradation(results, output):
+    """Beside the results, the file the C API reads, when a network benchmark finished."""
+    from ..network import degradation_path, export_from_results
+    if results.network_dist_ratios or results.network_access_ratios:
+        path = degradation_path(output)
+        try:
+            export_from_results(results, path)
+            print(f"network degradation (ratDist, ratNC) written to {path}")
+        except (ValueError, OSError) as e:
+            print(f"hpcbench: could not write {path}: {e}", file=sys.stderr)

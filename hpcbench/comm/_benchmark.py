@@ -1,0 +1,203 @@
+"""The `comm` benchmark of the suite: every rank of COMM_WORLD takes part.
+
+Order: echo (ping-pong) over all sizes, regionalised fit, extra sizes around
+each detected protocol change; pairwise exchange; broadcast; global sum;
+barrier; DAXPY rate; overlap; echo with contention and echo over hops (with
+4 ranks or more); Servet's communication layers. Every part is collective;
+measurements are broadcast, so every rank computes the same derived values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _validate
+from .._errors import OptionError, Skipped
+from .._format import format_size
+from .._protocol import Benchmark, Context, Job
+from .._record import to_plain
+from ..topology import Topology
+from . import _kernels as kernels
+from ._layers import measure_layers
+from ._mesh import hop_node, make_mesh, max_hops
+from ._models import bandwidth_thresholds, hockney_fit, hop_fit, refinement_sizes, regional_fit, vector_rate
+from ._options import CommOptions
+from ._plot import comm_figure
+from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionLoad,
+                       ContentionRecord, DaxpyFit, HopPoint, HopsRecord, LayerSamples, MeshRecord, OverlapRecord,
+                       PairLatency, SweepFit)
+from ._summary import comm_summary
+from ._sweep import message_sizes, ns_samples
+
+UNITS = {"sizes": "bytes", "samples": "ns (rounded to 0.1 ns)", "median": "s", "minimum": "s", "p10": "s",
+         "p90": "s", "p99": "s", "bandwidth": "bytes/s", "latency": "s", "seconds_per_byte": "s/byte",
+         "rank_average": "s", "flops": "flop/s", "r_inf": "flop/s", "n_half": "doubles", "per_hop": "s",
+         "overlap_percent": "%", "saved": "s", "load_bandwidth": "bytes/s", "slowdown": "x"}
+CONTENTION_SIZES = [0, 1024, 65536, 1 << 20]
+HOP_SIZES = [0, 1024, 16384, 262144]
+#: The largest message the benchmark sweeps to (bytes).
+MAX_MESSAGE = 1 << 30
+
+
+def sweep_fit(sweep) -> SweepFit:
+    """The summary, regional and Hockney fits and bandwidth thresholds of a sweep."""
+    sizes, median = sweep.sizes, np.maximum(sweep.median, 1e-12)
+    fit = SweepFit(summary=sweep.summary(), regions=[r.to_record() for r in regional_fit(sizes, median)],
+                   hockney=hockney_fit(sizes, median).to_record())
+    if np.count_nonzero(sizes) >= 2:
+        thresholds = bandwidth_thresholds(sizes, median)
+        fit.peak_bandwidth, fit.n_half, fit.n_90 = thresholds["peak"], thresholds[0.5], thresholds[0.9]
+    return fit
+
+
+def _probe_size(topology: Topology) -> int:
+    l1 = [c.size for c in topology.caches if c.level == 1 and c.kind != "instruction"]
+    return int(l1[0]) if l1 else 32768
+
+
+def _daxpy_fit(daxpy, topology: Topology) -> DaxpyFit:
+    """r_inf and n_1/2 from the lengths whose two vectors fit in the L2 (the
+    vector-pipe regime Hockney's model describes); the rate per length too."""
+    l2 = [c.size for c in topology.caches if c.level == 2 and c.kind != "instruction"]
+    fits = daxpy.lengths * 16 <= (l2[0] if l2 else 1 << 20)
+    keep = fits if np.count_nonzero(fits) >= 3 else np.ones_like(fits)
+    rate = vector_rate(daxpy.lengths[keep], daxpy.median[keep])
+    return DaxpyFit(lengths=daxpy.lengths.tolist(), median=daxpy.median.tolist(), flops=daxpy.flops.tolist(),
+                    fit_lengths=daxpy.lengths[keep].tolist(), r_inf=rate.r_inf, n_half=rate.n_half,
+                    fit=rate.fit.to_record())
+
+
+def _contention(comm, echo: SweepFit, common: dict) -> tuple:
+    """Echo between ranks 1 and 2 while 0 streams to 3, at the loads that
+    reach 50% and 90% of peak bandwidth, against the same echo alone."""
+    loads = sorted({int(round(echo.n_half or 0)), int(round(echo.n_90 or 0))})
+    alone = kernels.pingpong(comm, CONTENTION_SIZES, peer=2, test_rank=1, **common)
+    raw, runs = {"alone": alone.to_samples(), "loaded": []}, []
+    for load in loads:
+        c = kernels.contention(comm, CONTENTION_SIZES, load)
+        raw["loaded"].append({"load_size": load, **to_plain(c.echo.to_samples())})
+        runs.append(ContentionLoad(load_size=load, load_bandwidth=c.load_bandwidth, median=c.echo.median.tolist(),
+                                   slowdown=(c.echo.median / alone.median).tolist()))
+    return raw, ContentionRecord(sizes=CONTENTION_SIZES, alone_median=alone.median.tolist(), loads=runs)
+
+
+def _hops(comm, common: dict) -> tuple:
+    """Echo from rank 0 to the rank n hops away in a hypercube numbering."""
+    size = comm.Get_size()
+    points, raw = [], []
+    for n in range(1, max_hops(size) + 1):
+        peer = hop_node(0, n, size)
+        sweep = kernels.pingpong(comm, HOP_SIZES, peer=peer, test_rank=0, **common)
+        raw.append({"hops": n, "peer": peer, **to_plain(sweep.to_samples())})
+        points.extend(HopPoint(size=int(s), hops=n, median=float(t)) for s, t in zip(sweep.sizes, sweep.median))
+    derived = HopsRecord(points=points)
+    if len({p.hops for p in points}) >= 2:
+        s, n, t = (np.array(v, dtype=float) for v in zip(*((p.size, p.hops, p.median) for p in points)))
+        derived.model = hop_fit(s, n, np.maximum(t, 1e-12)).to_record()
+    return raw, derived
+
+
+class CommBenchmark(Benchmark):
+    name = "comm"
+    title = "CoMet's message-passing kernels, Servet's communication layers, fitted models"
+    scope = "world"
+    group = "comm benchmark (every rank takes part; needs mpiexec -n 2 or more)"
+    options_type = CommOptions
+    record_type = CommRecord
+    min_ranks = 2
+    needs_ranks = 2
+
+    def check(self, options: CommOptions, topology: Topology, job: Job = Job()) -> CommOptions:
+        _validate.positive_int("max_size", options.max_size)
+        if options.max_size > MAX_MESSAGE:
+            raise OptionError("max_size", f"must be at most {format_size(MAX_MESSAGE)}, got {options.max_size}")
+        if not 0 < options.rse < 1:
+            raise OptionError("rse", f"must be between 0 and 1, got {options.rse}")
+        if not 0 < options.cap_s <= 60:
+            raise OptionError("cap_s", f"must be in (0, 60] seconds, got {options.cap_s}")
+        if not 0 < options.layer_tolerance < 10:
+            raise OptionError("layer_tolerance", f"must be positive and below 10, got {options.layer_tolerance}")
+        return options
+
+    def run(self, ctx: Context) -> CommRecord:
+        comm, o = ctx.comm, ctx.options
+        size = comm.Get_size()
+        if size < 2:
+            raise Skipped("the communication benchmark needs at least 2 MPI ranks (mpiexec -n 2 or more)")
+        probe = o.probe_size or _probe_size(ctx.topology)
+        sizes = message_sizes(o.max_size)
+        common = dict(rse=o.rse, cap_s=o.cap_s)
+        say = ctx.progress
+
+        echo = kernels.pingpong(comm, sizes, **common)
+        extra = refinement_sizes(echo.sizes, regional_fit(echo.sizes, np.maximum(echo.median, 1e-12)))
+        if extra.size:
+            echo = echo.merged(kernels.pingpong(comm, extra, **common))
+        fits = {"echo": sweep_fit(echo)}
+        fits["echo"].refined_sizes = extra.tolist()
+        samples = {"echo": echo.to_samples()}
+        say(f"comm: echo over {echo.sizes.size} sizes ({extra.size} added around protocol changes)")
+
+        lengths = np.unique(sizes // 8)
+        for name, measure in (("exchange", lambda: kernels.exchange(comm, sizes, **common)),
+                              ("broadcast", lambda: kernels.bcast(comm, sizes, **common)),
+                              ("global_sum", lambda: kernels.allreduce(comm, lengths, **common))):
+            sweep = measure()
+            samples[name], fits[name] = sweep.to_samples(), sweep_fit(sweep)
+            say(f"comm: {name} done")
+        bar = kernels.barrier(comm)
+
+        daxpy = kernels.daxpy() if comm.Get_rank() == 0 else None
+        daxpy = comm.bcast(daxpy, root=0)
+        grid = kernels.overlap(comm, **common)
+        say("comm: daxpy and overlap done")
+
+        notes = []
+        contention = hops = raw_contention = raw_hops = None
+        if size >= 4:
+            raw_contention, contention = _contention(comm, fits["echo"], common)
+            raw_hops, hops = _hops(comm, common)
+            say("comm: contention and hops done")
+        else:
+            notes.append("echo with contention and echo over hops need 4 ranks or more; skipped")
+
+        placement, latencies, layers = measure_layers(comm, ctx.topology, probe, sizes, o.layer_tolerance,
+                                                      progress=say)
+        mesh = make_mesh(size)
+        return self.record(
+            parameters=CommParameters(ranks=size, max_size=o.max_size, rse_target=o.rse, cap_s=o.cap_s,
+                                      probe_size=probe, layer_tolerance=o.layer_tolerance,
+                                      collectives=kernels.COLLECTIVE_NOTE + "; the time of an iteration is the "
+                                                                            "slowest rank's",
+                                      echo="one-way time = round trip / 2 on the test rank (CoMet)", test_pair=[0, 1]),
+            raw=CommRaw(echo=samples["echo"], exchange=samples["exchange"], broadcast=samples["broadcast"],
+                        global_sum=samples["global_sum"],
+                        barrier={"samples": ns_samples([bar.samples])[0], "per_rank": ns_samples(bar.per_rank)},
+                        daxpy={"lengths": daxpy.lengths, "samples": ns_samples(daxpy.samples)},
+                        overlap={"vector_lengths": grid.vector_lengths, "sizes": grid.sizes,
+                                 "samples": {m: [ns_samples(row) for row in rows] for m, rows in grid.samples.items()}},
+                        contention=raw_contention, hops=raw_hops,
+                        layers=LayerSamples(probe_size=probe,
+                                            latencies=[PairLatency(pair=list(p), latency=t)
+                                                       for p, t in latencies.items()],
+                                            sweeps=[layer.sweep.to_samples() for layer in layers])),
+            derived=CommDerived(echo=fits["echo"], exchange=fits["exchange"], broadcast=fits["broadcast"],
+                                global_sum=fits["global_sum"],
+                                barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,
+                                                     p90=float(np.percentile(bar.samples, 90))),
+                                daxpy=_daxpy_fit(daxpy, ctx.topology),
+                                overlap=OverlapRecord(vector_lengths=grid.vector_lengths.tolist(),
+                                                      sizes=grid.sizes.tolist(),
+                                                      median={m: t.tolist() for m, t in grid.times.items()},
+                                                      saved=grid.saved.tolist(),
+                                                      overlap_percent=grid.overlap_percent.tolist()),
+                                contention=contention, hops=hops, layers=[layer.to_record() for layer in layers],
+                                placement=placement,
+                                mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
+                                                neighbours=[mesh.neighbours(r) for r in range(size)])),
+            units=UNITS, warnings=notes)
+
+    def summary(self, record: CommRecord) -> list:
+        return comm_summary(record)
+
+    def plot(self, record: CommRecord):
+        return comm_figure(record)

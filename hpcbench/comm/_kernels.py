@@ -1,0 +1,278 @@
+"""CoMet's communication kernels, callable from scripts on any communicator.
+
+Every function here is collective: all ranks of `comm` call it with the same
+arguments, and all get the same result object back (it is broadcast from the
+rank that measured). Timed loops run in C (hpcbench._core) with the GIL
+released; repetitions are adaptive (adaptive.py); payloads are checked after
+every timed loop. Times are seconds, sizes bytes.
+
+    from mpi4py import MPI
+    from hpcbench.comm import pingpong
+    result = pingpong(MPI.COMM_WORLD, [0, 8, 1 << 20])
+    if MPI.COMM_WORLD.rank == 0:
+        print(result.median)   # one-way seconds per size
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _core
+from .._collective import check_comm, check_rank, collectively, require_ranks
+from .._timer import ticks_per_second
+from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE, run_adaptive
+from ._sweep import SizeSweep, check_sizes, message_sizes
+
+_NONE = -1   # "this rank sits out" for the C kernels
+
+
+def _pair(comm, test_rank, peer):
+    check_comm(comm)
+    require_ranks(comm, 2, "a point-to-point kernel")
+    check_rank(comm, "test_rank", test_rank)
+    check_rank(comm, "peer", peer)
+    if peer == test_rank:
+        raise ValueError(f"peer and test_rank must differ, both are {peer}")
+
+
+def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, halve):
+    sizes = check_sizes(message_sizes() if sizes is None else sizes)
+    rank = comm.Get_rank()
+    partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
+    samples, warmups, rses, inners, per_rank = [], [], [], [], []
+    for size in sizes:
+        call = lambda warmup, iterations, inner, size=int(size): fn(comm, partner, rank == test_rank, size, warmup,
+                                                                     iterations, inner)
+        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True)
+        samples.append(seconds / 2 if halve else seconds)
+        warmups.append(plan.warmup)
+        rses.append(reached)
+        inners.append(plan.inner)
+        # The peer's own samples too (per_rank rows: test rank, peer).
+        peer_seconds = comm.bcast(seconds if rank == peer else None, root=peer)
+        if rank == test_rank:
+            both = np.vstack([seconds, peer_seconds])
+            per_rank.append(both / 2 if halve else both)
+    result = SizeSweep(kernel, sizes, samples, statistic + "; each sample is the mean of `inner` iterations; "
+                       "per_rank rows are the test rank's and the peer's own timings",
+                       per_rank=per_rank, warmup=warmups, rse=rses, inner=inners) if rank == test_rank else None
+    return comm.bcast(result, root=test_rank)
+
+
+def pingpong(comm, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE,
+             cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+    """CoMet's echo between test_rank and peer: one-way time (round trip / 2)
+    per message size (default 0 B and 1 B .. 4 MiB in powers of two)."""
+    _pair(comm, test_rank, peer)
+    return _p2p_sweep(comm, "echo", _core.echo, sizes, test_rank, peer, rse, cap_s,
+                      f"one-way time (round trip / 2) measured on rank {test_rank}, peer {peer}", True)
+
+
+def exchange(comm, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE,
+             cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+    """CoMet's pairwise exchange: both ranks send at once; time of one
+    exchange on test_rank."""
+    _pair(comm, test_rank, peer)
+    return _p2p_sweep(comm, "exchange", _core.exchange, sizes, test_rank, peer, rse, cap_s,
+                      f"exchange time measured on rank {test_rank}, peer {peer}", False)
+
+
+def _collective_sweep(comm, kernel, call_for, sizes, rse, cap_s, statistic):
+    samples, per_rank, warmups, rses = [], [], [], []
+    for size in sizes:
+        seconds, plan, reached = run_adaptive(comm, call_for(int(size)), decider=0, combine="max", rse=rse,
+                                              cap_s=cap_s)
+        everyone = comm.gather(seconds, root=0)
+        if comm.Get_rank() == 0:
+            table = np.vstack(everyone)
+            per_rank.append(table)
+            samples.append(table.max(axis=0))
+        warmups.append(plan.warmup)
+        rses.append(reached)
+    result = SizeSweep(kernel, np.asarray(sizes, dtype=np.int64), samples, statistic, per_rank, warmups, rses) \
+        if comm.Get_rank() == 0 else None
+    return comm.bcast(result, root=0)
+
+
+COLLECTIVE_NOTE = "an untimed MPI_Barrier precedes every iteration"
+
+
+def bcast(comm, sizes=None, root: int = 0, rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+    """CoMet's broadcast from `root`: per iteration, the slowest rank's time."""
+    check_comm(comm)
+    check_rank(comm, "root", root)
+    sizes = check_sizes(message_sizes() if sizes is None else sizes)
+    return _collective_sweep(comm, "broadcast", lambda size: lambda w, n: _core.bcast_times(comm, root, size, w, n),
+                             sizes, rse, cap_s,
+                             f"per iteration, the maximum over ranks of MPI_Bcast from rank {root}; "
+                             + COLLECTIVE_NOTE)
+
+
+def allreduce(comm, lengths=None, rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+    """CoMet's global sum of a vector of `length` doubles on every rank; sizes
+    in the result are bytes (8 x length)."""
+    check_comm(comm)
+    if lengths is None:
+        lengths = np.concatenate([[0], 2 ** np.arange(0, 20)])
+    lengths = check_sizes(lengths, "vector lengths", limit=1 << 27)
+    sweep = _collective_sweep(comm, "global sum",
+                              lambda size: lambda w, n: _core.allreduce_times(comm, size // 8, w, n),
+                              lengths * 8, rse, cap_s,
+                              "per iteration, the maximum over ranks of MPI_Allreduce(MPI_SUM) on doubles; "
+                              + COLLECTIVE_NOTE)
+    return sweep
+
+
+@dataclass
+class BarrierTimes:
+    samples: np.ndarray          #: seconds, per iteration the slowest rank
+    per_rank: np.ndarray         #: seconds, (ranks, iterations)
+
+    @property
+    def minimum(self) -> float:
+        return float(self.samples.min())
+
+    @property
+    def typical(self) -> float:
+        return float(np.median(self.samples))
+
+
+def barrier(comm, iterations: int = 1000, warmup: int = 100) -> BarrierTimes:
+    """CoMet's global synchronisation: minimum and typical barrier time."""
+    check_comm(comm)
+    ns = collectively(comm, _core.barrier_times, comm, warmup, iterations)
+    everyone = comm.gather(ns * 1e-9, root=0)
+    result = None
+    if comm.Get_rank() == 0:
+        table = np.vstack(everyone)
+        result = BarrierTimes(table.max(axis=0), table)
+    return comm.bcast(result, root=0)
+
+
+@dataclass
+class DaxpyRate:
+    lengths: np.ndarray          #: doubles per vector
+    samples: list                #: seconds per DAXPY, per length
+
+    @property
+    def median(self) -> np.ndarray:
+        return np.array([np.median(s) for s in self.samples])
+
+    @property
+    def flops(self) -> np.ndarray:
+        """2 flops per element per DAXPY, per second."""
+        return 2.0 * self.lengths / self.median
+
+
+def daxpy(lengths=None, rse: float = DEFAULT_RSE, cap_s: float = 0.05) -> DaxpyRate:
+    """DAXPY (y += a*x) time per vector length on the calling thread (no MPI)."""
+    if lengths is None:
+        lengths = 2 ** np.arange(4, 21)
+    lengths = check_sizes(lengths, "vector lengths", limit=1 << 28)
+    from mpi4py import MPI
+    samples = []
+    for n in lengths:
+        seconds, _, _ = run_adaptive(MPI.COMM_SELF, lambda w, k, n=int(n): _core.daxpy_times(n, w, k),
+                                     rse=rse, cap_s=cap_s)
+        samples.append(seconds)
+    return DaxpyRate(lengths, samples)
+
+
+OVERLAP_MODES = {"blocking": 0, "nonblocking": 1, "comm_only": 2, "compute_only": 3}
+#: An overlap percentage is reported where the part that can be hidden is
+#: at least this share of the blocking time.
+MEASURABLE_SHARE = 0.1
+
+
+@dataclass
+class OverlapGrid:
+    vector_lengths: np.ndarray
+    sizes: np.ndarray
+    times: dict = field(default_factory=dict)   #: mode -> array (lengths, sizes) of median seconds
+    samples: dict = field(default_factory=dict)  #: mode -> nested lists of samples
+
+    @property
+    def saved(self) -> np.ndarray:
+        """Seconds saved by the non-blocking version."""
+        return self.times["blocking"] - self.times["nonblocking"]
+
+    @property
+    def overlap_percent(self) -> np.ndarray:
+        """Time saved as a share of the most that could be hidden (the shorter
+        of communication alone and computation alone). NaN where that shorter
+        part is under MEASURABLE_SHARE of the blocking time: there the saving
+        is within the noise of the longer part, and a percentage would mean
+        nothing."""
+        hideable = np.minimum(self.times["comm_only"], self.times["compute_only"])
+        percent = 100.0 * self.saved / hideable
+        return np.where(hideable >= MEASURABLE_SHARE * self.times["blocking"], percent, np.nan)
+
+
+def overlap(comm, vector_lengths=None, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE,
+            cap_s: float = 0.1) -> OverlapGrid:
+    """CoMet's overlap kernel on test_rank and peer: pairwise exchange then
+    DAXPY (blocking) against Irecv/Isend, DAXPY, Waitall, with exchange alone
+    and DAXPY alone, over vector lengths x message sizes."""
+    _pair(comm, test_rank, peer)
+    lengths = check_sizes(2 ** np.array([10, 13, 16, 19]) if vector_lengths is None else vector_lengths,
+                          "vector lengths", limit=1 << 28)
+    sizes = check_sizes(2 ** np.array([10, 14, 18, 22]) if sizes is None else sizes)
+    rank = comm.Get_rank()
+    partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
+    grid = OverlapGrid(lengths, sizes)
+    for mode, code in OVERLAP_MODES.items():
+        medians = np.empty((lengths.size, sizes.size))
+        raw = []
+        for i, n in enumerate(lengths):
+            row = []
+            for j, size in enumerate(sizes):
+                call = lambda w, k, n=int(n), size=int(size): _core.overlap_times(comm, partner, size, n, code, w, k)
+                seconds, _, _ = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s)
+                medians[i, j] = np.median(seconds) if rank == test_rank else np.nan
+                row.append(seconds)
+            raw.append(row)
+        grid.times[mode] = medians
+        grid.samples[mode] = raw
+    return comm.bcast(grid if rank == test_rank else None, root=test_rank)
+
+
+@dataclass
+class Contention:
+    sizes: np.ndarray
+    load_size: int
+    echo: SizeSweep              #: one-way times with the load running
+    load_bandwidth: float        #: bytes/s the load pair moved while the echo ran
+
+
+def contention(comm, sizes, load_size: int, echo_pair=(1, 2), load_pair=(0, 3), iterations: int = 200) -> Contention:
+    """CoMet's echo with contention: echo_pair runs echo (first rank
+    initiates) while load_pair streams messages of load_size bytes."""
+    check_comm(comm)
+    require_ranks(comm, 4, "echo with contention")
+    ranks = list(echo_pair) + list(load_pair)
+    for r in ranks:
+        check_rank(comm, "a contention rank", r)
+    if len(set(ranks)) != 4:
+        raise ValueError(f"the echo pair and the load pair need four different ranks, got {echo_pair} and {load_pair}")
+    sizes = check_sizes(sizes)
+    load_size = int(check_sizes([load_size], "load message size")[0])
+    rank = comm.Get_rank()
+    roles = {echo_pair[0]: (1, echo_pair[1]), echo_pair[1]: (2, echo_pair[0]),
+             load_pair[0]: (3, load_pair[1]), load_pair[1]: (4, load_pair[0])}
+    role, partner = roles.get(rank, (0, _NONE))
+    rate = ticks_per_second()
+    samples, moved, spent = [], 0, 0.0
+    for size in sizes:
+        ticks, messages, load_ticks = collectively(comm, _core.echo_contention, comm, role, partner, load_pair[0],
+                                                   int(size), load_size, max(10, iterations // 10), iterations)
+        samples.append(ticks / rate / 2)
+        if role == 4:
+            moved += messages * load_size
+            spent += load_ticks / rate
+    load_bw = comm.bcast(moved / spent if role == 4 and spent > 0 else None, root=load_pair[1])
+    sweep = SizeSweep("echo with contention", sizes, samples,
+                      f"one-way time on rank {echo_pair[0]} while ranks {load_pair[0]}->{load_pair[1]} stream "
+                      f"{load_size}-byte messages")
+    result = Contention(sizes, load_size, sweep, load_bw or 0.0) if rank == echo_pair[0] else None
+    return comm.bcast(result, root=echo_pair[0])

@@ -1,0 +1,74 @@
+"""Figures of the comm record (the notebooks and the report draw these)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._plot import as_float, heatmap, new_figure
+from ._models import Linear, predict
+from ._records import CommRecord
+
+
+def echo_medians(record: CommRecord) -> tuple:
+    """(sizes in bytes, median one-way seconds) recomputed from the raw samples (stored in ns)."""
+    raw = record.raw.echo
+    return np.asarray(raw.sizes, dtype=float), np.array([np.median(s) for s in raw.samples]) * 1e-9
+
+
+def plot_echo(record: CommRecord, time_ax: Any, bandwidth_ax: Any) -> None:
+    """Echo latency with the regional model, and bandwidth with n_1/2 and n_90."""
+    sizes, median = echo_medians(record)
+    shown = sizes > 0
+    regions = [Linear(r.latency, r.seconds_per_byte, r.first, r.last, r.rms_relative_residual)
+               for r in record.derived.echo.regions]
+    time_ax.loglog(sizes[shown], median[shown] * 1e6, "o", ms=3, label="measured (median)")
+    time_ax.loglog(sizes[shown], predict(regions, sizes[shown]) * 1e6, "-", label="regional model")
+    for r in regions[1:]:
+        time_ax.axvline(r.first, color="gray", ls=":", lw=1)
+    time_ax.set_xlabel("message size (bytes)")
+    time_ax.set_ylabel("one-way time (us)")
+    time_ax.legend(fontsize=8)
+    bandwidth = sizes[shown] / median[shown] / 1e9
+    bandwidth_ax.semilogx(sizes[shown], bandwidth, "o-", ms=3)
+    for value, label in ((record.derived.echo.n_half, "n_1/2"), (record.derived.echo.n_90, "n_90")):
+        if value:
+            bandwidth_ax.axvline(value, color="tab:red", ls="--", lw=1)
+            bandwidth_ax.text(value, bandwidth.max() * 0.05, f" {label}", color="tab:red", fontsize=8)
+    bandwidth_ax.set_xlabel("message size (bytes)")
+    bandwidth_ax.set_ylabel("bandwidth (GB/s)")
+
+
+def latency_matrix(record: CommRecord) -> np.ndarray:
+    """Latency (us) of every pair of ranks at the probe size, symmetric."""
+    ranks = record.parameters.ranks
+    matrix = np.full((ranks, ranks), np.nan)
+    for item in record.raw.layers.latencies:
+        a, b = item.pair
+        matrix[a, b] = matrix[b, a] = item.latency * 1e6
+    return matrix
+
+
+def plot_layers(record: CommRecord, ax: Any) -> None:
+    """Servet's all-pairs latency as a heat map."""
+    heatmap(ax, latency_matrix(record), f"latency at {record.raw.layers.probe_size} bytes (us)", cmap="magma_r")
+
+
+def plot_overlap(record: CommRecord, saved_ax: Any, percent_ax: Any) -> None:
+    """CoMet's overlap: time saved and overlap percentage over vector length x message size."""
+    ov = record.derived.overlap
+    labels = [f"{s // 1024} KiB" for s in ov.sizes]
+    for ax, values, title in ((saved_ax, as_float(ov.saved) * 1e6, "time saved (us)"),
+                              (percent_ax, as_float(ov.overlap_percent), "overlap (% of what could be hidden)")):
+        heatmap(ax, values, title, labels, ov.vector_lengths, cmap="coolwarm", origin="lower", aspect="auto")
+        ax.set_xlabel("message size")
+        ax.set_ylabel("DAXPY vector length")
+
+
+def comm_figure(record: CommRecord):
+    fig, axes = new_figure(3, 2, (11, 11))
+    plot_echo(record, axes[0, 0], axes[0, 1])
+    plot_layers(record, axes[1, 0])
+    axes[1, 1].set_axis_off()
+    plot_overlap(record, axes[2, 0], axes[2, 1])
+    return fig

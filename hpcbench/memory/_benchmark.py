@@ -1,0 +1,94 @@
+"""The `memory` benchmark of the suite: overhead of concurrent memory access
+between pairs of cores (Servet 2010, Fig. 6) and scalability of the copy
+bandwidth over a representative group of each overhead level and the node."""
+from __future__ import annotations
+
+import dataclasses
+
+from .. import _validate
+from .._format import format_size, gigabytes_per_second, groups_text
+from .._protocol import Benchmark, Context, Job
+from ..topology import Topology, check_pus, plan_pairs, require_two_pus, spread_order
+from ._analysis import analyze_memory_overhead, analyze_scalability, check_tolerance, pair_bandwidth
+from ._measure import check_array_bytes, default_array_bytes, measure_pairs, measure_scalability
+from ._options import MemoryOptions
+from ._plot import memory_figure
+from ._records import (MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, PairBandwidth, Scalability,
+                       ScalabilitySamples)
+
+UNITS = {"alone": "bytes/s per core", "together": "bytes/s per core", "bandwidth": "bytes/s per core",
+         "reference": "bytes/s per core", "total": "bytes/s", "per_core": "bytes/s", "array_bytes": "bytes",
+         "relative": "bandwidth with the other core copying / bandwidth alone"}
+KERNEL = "copy b[i] = a[i], doubles, ordinary stores; bandwidth counts read + write"
+
+
+def largest_group(level) -> list:
+    return max(level.groups, key=lambda g: (len(g), -g[0]))
+
+
+class MemoryBenchmark(Benchmark):
+    name = "memory"
+    title = "memory-access overhead between cores and bandwidth scalability (Servet III-C)"
+    scope = "node"
+    group = "memory benchmark (pairs of cores)"
+    options_type = MemoryOptions
+    record_type = MemoryRecord
+
+    def check(self, options: MemoryOptions, topology: Topology, job: Job = Job()) -> MemoryOptions:
+        _validate.positive_int("repetitions", options.repetitions)
+        _validate.positive_int("rounds", options.rounds)
+        _validate.non_negative_int("sample", options.sample)
+        check_tolerance(options.tolerance)
+        size = default_array_bytes(topology) if options.size is None else options.size
+        if options.cores is not None or len(topology.pu_indexes) >= 2:   # else: skipped when it runs
+            plan_pairs(topology, options.cores, options.pairs, options.sample, options.seed)
+            check_array_bytes(size, len(check_pus(topology, options.cores)))
+        return dataclasses.replace(options, size=size)
+
+    def run(self, ctx: Context) -> MemoryRecord:
+        o: MemoryOptions = ctx.options
+        require_two_pus(ctx.topology, o.cores)
+        plan = plan_pairs(ctx.topology, o.cores, o.pairs, o.sample, o.seed)
+        size = check_array_bytes(o.size or default_array_bytes(ctx.topology), len(plan.pus))
+        data = measure_pairs(plan, size, o.repetitions, o.rounds, o.pages, o.seed, ctx.progress)
+        measured = {p: pair_bandwidth(data["alone"][k], data["together"][k]) for k, p in enumerate(data["pairs"])}
+        overhead = analyze_memory_overhead(measured, plan, o.tolerance)
+
+        scalability, raw_scal = [], []
+        targets = [(f"overhead level {i + 1}", largest_group(lv)) for i, lv in enumerate(overhead.levels)]
+        targets.append(("node", spread_order(ctx.topology, plan.pus)))
+        for name, cores in targets:
+            ctx.progress(f"memory: scalability of {name} ({len(cores)} cores)")
+            runs = measure_scalability(cores, size, o.repetitions, o.pages)
+            scalability.append(Scalability(group=name, cores=cores, points=analyze_scalability(runs)))
+            raw_scal.append(ScalabilitySamples(group=name, cores=cores, bandwidth=runs))
+
+        return self.record(
+            parameters=MemoryParameters(pair_mode=o.pairs, pus=plan.pus, sample=o.sample, seed=o.seed,
+                                        array_bytes=size, bytes_per_copy=2 * size, repetitions=o.repetitions,
+                                        rounds=o.rounds, tolerance=o.tolerance, pages=o.pages, kernel=KERNEL),
+            raw=MemoryRaw(pairs=[list(p) for p in data["pairs"]], alone=data["alone"], together=data["together"],
+                          scalability=raw_scal),
+            derived=MemoryDerived(plan=plan.to_record(),
+                                  pairs=[PairBandwidth(pair=list(p), reference=v[0], bandwidth=v[1], relative=v[2])
+                                         for p, v in measured.items()],
+                                  overhead=overhead.to_record(), scalability=scalability),
+            units=UNITS, warnings=list(overhead.inconsistencies))
+
+    def summary(self, record: MemoryRecord) -> list:
+        p, d = record.parameters, record.derived
+        lines = [f"memory access on {record.node or '?'} (copy of {format_size(p.array_bytes)} arrays, "
+                 f"{p.pair_mode} pairs, tolerance {p.tolerance})",
+                 f"  one core alone: {gigabytes_per_second(d.overhead.reference)}"]
+        if not d.overhead.levels:
+            lines.append("  no pair of cores slows the other down")
+        for i, lv in enumerate(d.overhead.levels, 1):
+            lines.append(f"  overhead level {i}: {gigabytes_per_second(lv.bandwidth)} per core "
+                         f"({100 * lv.relative:.0f}% of alone), {len(lv.pairs)} pair(s), groups {groups_text(lv.groups)}")
+        for sc in d.scalability:
+            points = "  ".join(f"{x.cores}: {x.per_core / 1e9:.1f}/{x.total / 1e9:.1f}" for x in sc.points)
+            lines.append(f"  scalability, {sc.group} {groups_text([sc.cores])} (cores: GB/s per core/total): {points}")
+        return lines
+
+    def plot(self, record: MemoryRecord):
+        return memory_figure(record)

@@ -1,0 +1,78 @@
+"""Copy-bandwidth measurements on one core, on pairs and on groups of cores.
+
+Bandwidth is STREAM's: 2 * array_bytes per copy (read plus write, no
+write-allocate), in bytes per second, per core. Each call of the kernel
+allocates fresh arrays touched first by the core that uses them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core, _validate
+from .._errors import OptionError
+from .._format import format_size
+from .._memory import PAGE_MODES, safe_memory_limit
+from ._options import MemoryOptions
+
+_D = MemoryOptions()
+
+#: Arrays at least this many times the largest cache, so no level holds them.
+CACHE_MULTIPLE = 4
+#: Floor of the default array size: small-cache machines still stream.
+MIN_DEFAULT_ARRAY = 64 << 20
+
+
+def default_array_bytes(topology) -> int:
+    """4 times the largest data cache hwloc reports (at least 64 MiB),
+    rounded up to a MiB."""
+    caches = [c.size for c in topology.caches if c.kind != "instruction"]
+    size = max(CACHE_MULTIPLE * max(caches, default=0), MIN_DEFAULT_ARRAY)
+    return -(-size // (1 << 20)) * (1 << 20)
+
+
+def check_array_bytes(array_bytes, members: int) -> int:
+    """Each member holds two arrays; all of them must fit in the safe share."""
+    array_bytes = _validate.positive_int("size", array_bytes)
+    if array_bytes % 64:
+        raise OptionError("size", f"must be a multiple of 64 bytes, got {array_bytes}")
+    limit = safe_memory_limit()
+    need = 2 * array_bytes * members
+    if need > limit:
+        raise OptionError("size", f"must let {members} core(s) copy two arrays each within the "
+                                  f"{format_size(limit)} that may be used now; {format_size(array_bytes)} "
+                                  f"arrays need {format_size(need)}")
+    return array_bytes
+
+
+def copy_bandwidth(pus, array_bytes: int, repetitions: int = _D.repetitions, warmup: int = 1,
+                   pages: str = _D.pages):
+    """Run the copy on every PU of `pus` at once; bytes per second of each
+    member in each repetition, shape (members, repetitions)."""
+    ns, _ticks = _core.copy_team(list(pus), array_bytes, repetitions, warmup=warmup, page_mode=PAGE_MODES[pages])
+    return 2.0 * array_bytes / (ns * 1e-9)
+
+
+def measure_pairs(plan, array_bytes: int, repetitions: int = _D.repetitions, rounds: int = _D.rounds,
+                  pages: str = _D.pages, seed: int = _D.seed, progress=None) -> dict:
+    """For each tested pair and round: each core alone, then both at once.
+    Returns {"pairs", "alone": (pairs, rounds, 2, reps), "together": same},
+    bytes per second per core."""
+    pairs = list(plan.tested)
+    shape = (len(pairs), rounds, 2, repetitions)
+    alone, together = np.empty(shape), np.empty(shape)
+    rng = np.random.default_rng(seed)
+    for r in range(rounds):
+        for i in map(int, rng.permutation(len(pairs))):
+            a, b = pairs[i]
+            for m, pu in enumerate((a, b)):
+                alone[i, r, m] = copy_bandwidth([pu], array_bytes, repetitions, pages=pages)[0]
+            together[i, r] = copy_bandwidth([a, b], array_bytes, repetitions, pages=pages)
+        if progress:
+            progress(f"memory: round {r + 1}/{rounds} of {len(pairs)} pair(s) done")
+    return {"pairs": pairs, "alone": alone, "together": together}
+
+
+def measure_scalability(cores, array_bytes: int, repetitions: int = _D.repetitions, pages: str = _D.pages) -> list:
+    """Bandwidth of each member as the first 1, 2, ... k of `cores` copy at
+    once: a list of arrays (k, repetitions), bytes per second."""
+    return [copy_bandwidth(cores[:k], array_bytes, repetitions, pages=pages) for k in range(1, len(cores) + 1)]

@@ -1,0 +1,62 @@
+"""g and L from h-communication times, and the MultiBSP cost of the inner
+product (pure functions)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._records import GLFitRecord, GLFits
+
+
+@dataclass(frozen=True)
+class GLFit:
+    g: float                  #: flops per word
+    L: float                  #: flops
+    first_h: int
+    last_h: int
+    residual: float           #: RMS of (fit - measured), flops
+
+    def to_record(self) -> GLFitRecord:
+        return GLFitRecord(g=self.g, L=self.L, h_range=[self.first_h, self.last_h], rms_residual=self.residual)
+
+
+def fit_g_L(h, flops, first_h: int = 0) -> GLFit:
+    """Least squares of flops(h) = g h + L over h >= first_h."""
+    h = np.asarray(h, dtype=float)
+    flops = np.asarray(flops, dtype=float)
+    if h.shape != flops.shape or h.ndim != 1:
+        raise ValueError("h and flops must be 1-D arrays of equal length")
+    keep = h >= first_h
+    if np.count_nonzero(keep) < 2:
+        raise ValueError(f"a g/L fit needs at least 2 values of h >= {first_h}")
+    a = np.column_stack([h[keep], np.ones(np.count_nonzero(keep))])
+    (g, L), *_ = np.linalg.lstsq(a, flops[keep], rcond=None)
+    resid = a @ np.array([g, L]) - flops[keep]
+    return GLFit(float(g), float(L), int(h[keep][0]), int(h[keep][-1]), float(math.sqrt(np.mean(resid ** 2))))
+
+
+def fits_side_by_side(h, flops, p: int) -> GLFits:
+    """The whole range, and bspbench's fit over h >= p (where every thread
+    writes to every other; None if fewer than 2 such h), each with its residual."""
+    try:
+        h_ge_p = fit_g_L(h, flops, first_h=p).to_record()
+    except ValueError:
+        h_ge_p = None
+    return GLFits(all=fit_g_L(h, flops).to_record(), h_ge_p=h_ge_p)
+
+
+def predict_inner_product(node, slices: dict, gl: dict, r: float, r_leaf: float | None = None) -> float:
+    """MultiBSP run time (seconds) of the inner product over the subtree
+    `node`: a leaf (PU) computes 2 flops per element of its slice at rate
+    r_leaf (default r); a component waits for its slowest child, then one
+    superstep in which its master gathers one word from each other child
+    ((p - 1) g + L flops at rate r, the rate g and L were converted with)
+    and adds p numbers. slices: PU -> elements; gl: component PUs tuple ->
+    (g, L) in flops; r, r_leaf: flops per second."""
+    if isinstance(node, int):
+        return 2.0 * slices[node] / (r_leaf or r)
+    slowest = max(predict_inner_product(ch, slices, gl, r, r_leaf) for ch in node.children)
+    g, L = gl[node.pus]
+    return slowest + ((node.p - 1) * g + L + node.p) / r

@@ -1,0 +1,18 @@
+"""The options of the multibsp benchmark: every default, once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._protocol import option
+
+
+@dataclass(frozen=True)
+class MultiBSPOptions:
+    hmax: int = option(256, "--mbsp-hmax", "largest h of the h-communications, as the paper", metavar="H", type=int)
+    iterations: int = option(1000, "--mbsp-niters", "supersteps per timed block (10 blocks per h)", metavar="N",
+                             type=int)
+    max_exponent: int = option(24, "--mbsp-max-vector", "largest inner-product vector: 2^E doubles", metavar="E",
+                               type=int)
+    blocks: int = 10                #: timed blocks per h
+    warmup: int = 20                #: untimed supersteps per h
+    reps: int = 5                   #: timed runs of each inner product

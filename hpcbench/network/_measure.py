@@ -1,0 +1,201 @@
+"""Servet 3.0's distance and network access benchmarks (section 4).
+
+Both are collective over a communicator whose ranks span several nodes.
+Nodes are found with MPI_Comm_split_type(SHARED) (ranks sharing memory)
+and ordered by their lowest rank: schedulers give consecutive ranks to
+neighbouring nodes, so node order approximates physical distance, as the
+paper assumes. The measuring ranks form a sub-communicator; the others wait
+in a sleeping barrier so they take no CPU from the node's measuring rank.
+
+Every iteration starts with an untimed barrier so that all messages are in
+flight together; a rank's bandwidth in an iteration is message bytes / its
+time (receive and send both complete); the iteration's bandwidth is the mean
+over the measuring ranks (Servet's "average bandwidth"); the reported value
+is the median over iterations. Repetitions are adaptive as in `comm`.
+"""
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _core
+from .._errors import OptionError
+from .._memory import safe_memory_limit
+from .._nodes import node_membership, quiet_wait
+from .._adaptive import run_adaptive
+from .._collective import CommError, check_comm
+from ..topology import spread_order
+from ._analysis import ratios
+from ._options import DEFAULT_CAP_S, DEFAULT_SIZE
+
+
+def node_layout(comm, topology=None) -> list:
+    """The job's nodes, in order: [{"leader", "host", "ranks"}], ranks of a
+    node ordered so that the first k are spread over its packages and cores
+    (one per package first) when ranks are bound to single PUs."""
+    check_comm(comm)
+    leader = node_membership(comm).leader
+    pus = list(_core.thread_binding())
+    me = (leader, socket.gethostname(), comm.Get_rank(), pus[0] if len(pus) == 1 else None)
+    everyone = comm.allgather(me)
+    nodes = {}
+    for lead, host, rank, pu in everyone:
+        nodes.setdefault(lead, {"leader": lead, "host": host, "ranks": [], "pus": []})
+        nodes[lead]["ranks"].append(rank)
+        nodes[lead]["pus"].append(pu)
+    layout = [nodes[k] for k in sorted(nodes)]
+    for node in layout:
+        node["ranks"] = _spread(node["ranks"], node.pop("pus"), topology)
+    return layout
+
+
+def _spread(ranks, pus, topology):
+    if topology is None or any(p is None for p in pus) or len(set(pus)) != len(pus):
+        return sorted(ranks)
+    try:
+        order = spread_order(topology, pus)
+    except Exception:  # a PU hwloc does not list: keep rank order
+        return sorted(ranks)
+    by_pu = dict(zip(pus, ranks))
+    return [by_pu[p] for p in order]
+
+
+def measure_pattern(comm, members: list, dest_of, bytes_: int, rse: float, cap_s: float):
+    """Members (world ranks, in sub-communicator order) run the shift
+    pattern sub-rank s -> dest_of(s); everyone else sleeps. Returns, on every
+    rank, the per-iteration mean bandwidth (bytes/s) and the raw seconds
+    (members x iterations)."""
+    from mpi4py import MPI
+
+    rank = comm.Get_rank()
+    member = rank in members
+    sub = comm.Split(0 if member else MPI.UNDEFINED, members.index(rank) if member else 0)
+    result, error = None, None
+    if member:
+        try:
+            n = sub.Get_size()
+            s = sub.Get_rank()
+            dest = dest_of(s)
+            source = next(q for q in range(n) if dest_of(q) == s)
+            call = lambda w, k: _core.shift_times(sub, dest, source, bytes_, w, k)
+            seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max", rse=rse, cap_s=cap_s,
+                                                  max_iterations=1000)
+            table = sub.gather(seconds, root=0)
+            if s == 0:
+                table = np.vstack(table)
+                result = {"seconds": table, "bandwidth": (bytes_ / table).mean(axis=0),
+                          "warmup": plan.warmup, "rse": reached}
+        except Exception as e:  # reported on every rank below
+            error = f"rank {rank}: {e}"
+        finally:
+            sub.Free()
+    quiet_wait(comm)              # the others sleep until the members are done
+    errors = [e for e in comm.allgather(error) if e]
+    if errors:
+        raise CommError(errors[0])
+    return comm.bcast(result, root=members[0])
+
+
+@dataclass
+class DistanceResult:
+    nodes: int
+    size: int
+    distances: list
+    bandwidth: dict                     #: distance -> median average bandwidth (bytes/s)
+    samples: dict = field(default_factory=dict)   #: distance -> raw seconds (ranks x iterations)
+    rat_dist: dict = field(default_factory=dict)
+
+
+def check_size(bytes_) -> int:
+    """The message size of the network benchmarks: 1 byte to 1 GiB, and a
+    send and a receive buffer of it must fit in the memory available now."""
+    if isinstance(bytes_, bool) or not isinstance(bytes_, (int, np.integer)) or not 0 < bytes_ <= 1 << 30:
+        raise OptionError("size", f"must be between 1 byte and 1 GiB, got {bytes_!r}")
+    if 2 * bytes_ > safe_memory_limit():
+        raise OptionError("size", f"must let a send and a receive buffer fit in the memory available now, "
+                                  f"got {bytes_} bytes")
+    return int(bytes_)
+
+
+def check_nodes(nodes, available: int) -> int:
+    """Nodes for the distance benchmark: at least 2, at most the job's."""
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 2:
+        raise OptionError("nodes", f"must be an integer of at least 2, got {nodes!r}")
+    if nodes > available:
+        raise OptionError("nodes", f"must not exceed the {available} node(s) of this job, got {nodes}")
+    return int(nodes)
+
+
+def distance_benchmark(comm, nodes: int | None = None, size: int = DEFAULT_SIZE, rse: float = 0.02,
+                       cap_s: float = DEFAULT_CAP_S, topology=None, progress=None) -> DistanceResult:
+    """ratDist over the first `nodes` nodes of the job (default all), one
+    process per node: for d = 1 .. N/2, every process p sends to (p + d) mod N."""
+    check_comm(comm)
+    size = check_size(size)
+    layout = node_layout(comm, topology)
+    available = len(layout)
+    if nodes is None:
+        nodes = available
+    check_nodes(nodes, available)
+    members = [node["ranks"][0] for node in layout[:nodes]]
+    result = DistanceResult(nodes, size, list(range(1, nodes // 2 + 1)), {})
+    for d in result.distances:
+        data = measure_pattern(comm, members, lambda s, d=d: (s + d) % nodes, size, rse, cap_s)
+        result.bandwidth[d] = float(np.median(data["bandwidth"]))
+        result.samples[d] = data["seconds"]
+        if progress:
+            progress(f"distance: d = {d} of {nodes // 2}: {result.bandwidth[d] / 1e6:.1f} MB/s")
+    result.rat_dist = ratios(result.bandwidth)
+    return result
+
+
+@dataclass
+class AccessResult:
+    total: int                          #: processes per experiment (2 x NC, or fewer, see notes)
+    size: int
+    per_node: list                      #: k values measured
+    nodes_used: dict                    #: k -> nodes
+    bandwidth: dict                     #: k -> median average bandwidth (bytes/s)
+    samples: dict = field(default_factory=dict)
+    rat_nc: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+
+
+def network_access_benchmark(comm, size: int = DEFAULT_SIZE, rse: float = 0.02, cap_s: float = DEFAULT_CAP_S,
+                             topology=None, progress=None) -> AccessResult:
+    """ratNC: 2 x NC processes in total (NC = ranks per node of the job),
+    k = 1 .. NC per node on 2NC / k nodes, each sending to the same-index
+    process of the next node (distance 1)."""
+    check_comm(comm)
+    size = check_size(size)
+    layout = node_layout(comm, topology)
+    if len(layout) < 2:
+        raise ValueError(f"the network access benchmark needs at least 2 nodes, the job has {len(layout)}")
+    nc = min(len(node["ranks"]) for node in layout)
+    total = 2 * nc
+    notes = []
+    if total > len(layout):
+        notes.append(f"2 x NC = {total} processes need {total} nodes for the reference; the job has {len(layout)}, "
+                     f"so {len(layout)} processes are used in every experiment")
+        total = len(layout)
+    result = AccessResult(total, size, [], {}, {}, notes=notes)
+    for k in range(1, nc + 1):
+        used = total // k
+        if used < 2:
+            notes.append(f"{k} processes per node would leave fewer than 2 nodes: stopped at {k - 1}")
+            break
+        members = [layout[n]["ranks"][j] for n in range(used) for j in range(k)]
+        data = measure_pattern(comm, members, lambda s, k=k, used=used: ((s // k + 1) % used) * k + s % k,
+                               size, rse, cap_s)
+        result.per_node.append(k)
+        result.nodes_used[k] = used
+        result.bandwidth[k] = float(np.median(data["bandwidth"]))
+        result.samples[k] = data["seconds"]
+        if progress:
+            progress(f"network-access: {k} per node on {used} nodes: {result.bandwidth[k] / 1e6:.1f} MB/s")
+    if nc == 1:
+        notes.append("one rank per node: there is nothing to compare the reference with")
+    result.rat_nc = ratios(result.bandwidth)
+    return result

@@ -1,0 +1,19 @@
+"""Binding the calling thread to processing units (through hwloc)."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from .. import _core
+
+
+@contextmanager
+def bound_to(*pus: int):
+    """Run the block with the calling thread bound to these PU OS indexes,
+    then restore the binding it had before."""
+    previous = _core.thread_binding()
+    _core.bind_thread(list(pus))
+    try:
+        yield
+    finally:
+        if previous:
+            _core.bind_thread(previous)
