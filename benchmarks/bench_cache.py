@@ -50,7 +50,7 @@ def main():
         print(f"run {r + 1}: {wall:5.1f} s, {sweep.parameters['order']} order, {got}", flush=True)
 
     print()
-    print(f"hwloc: " + ", ".join(f"L{k}={format_size(v)}" for k, v in hw.items()))
+    print("hwloc: " + ", ".join(f"L{k}={format_size(v)}" for k, v in hw.items()))
     worst_wall = max(r["wall_s"] for r in runs)
     print(f"wall time per sweep: max {worst_wall:.1f} s (target <= 60 s): {'met' if worst_wall <= 60 else 'NOT met'}")
     for level, size in hw.items():
@@ -63,7 +63,7 @@ def main():
         print(f"L{level}: vs hwloc {shown}; target {target}: {'met' if ok else 'NOT met'}; "
               f"same answer in every run: {stable}")
         onsets = [r["onsets"].get(level) for r in runs]
-        print(f"    misses begin after: " + ", ".join("-" if o is None else format_size(o) for o in onsets))
+        print("    misses begin after: " + ", ".join("-" if o is None else format_size(o) for o in onsets))
     overhead = timer["overhead_ns"] / min(r["shortest_sample_ns"] for r in runs)
     print(f"timer overhead {timer['overhead_ns']:.0f} ns / shortest sample "
           f"{min(r['shortest_sample_ns'] for r in runs) / 1000:.1f} us = {100 * overhead:.3f}% (target < 1%): "

@@ -87,7 +87,8 @@ def main():
     figures.update(latency_ratio=lat, bandwidth_ratio_4MiB=bw, mpi4py_over_hpcbench=py)
     print()
     for s in (0, 8):
-        print(f"latency at {s} B, hpcbench / plain C: {lat[s]:.3f} (target <= 1.05): {'met' if lat[s] <= 1.05 else 'NOT met'}")
+        verdict = "met" if lat[s] <= 1.05 else "NOT met"
+        print(f"latency at {s} B, hpcbench / plain C: {lat[s]:.3f} (target <= 1.05): {verdict}")
     print(f"bandwidth at 4 MiB, hpcbench / plain C: {bw:.3f} (target >= 0.95): {'met' if bw >= 0.95 else 'NOT met'}")
     for s in SIZES:
         print(f"Python loop over mpi4py / hpcbench at {s} B: {py[s]:.2f}x the time")

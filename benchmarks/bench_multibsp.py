@@ -35,7 +35,8 @@ def main():
             subprocess.run([sys.executable, "-m", "hpcbench", "run", "multibsp", "-q", "-o", out], check=True,
                            env=env, capture_output=True)
             wall = time.monotonic() - t0
-            rec = json.load(open(out))["benchmarks"][0]["derived"]
+            with open(out) as f:
+                rec = json.load(f)["benchmarks"][0]["derived"]
             runs.append({"wall_s": wall, "levels": [(lv["p"], lv["m"], lv["g"], lv["L"]) for lv in rec["levels"]],
                          "inner_product": rec["inner_product"]})
             tuples = ", ".join(f"<p={p}, m={m}, g={g:.1f}, L={L:.0f}>" for p, m, g, L in runs[-1]["levels"])
@@ -47,7 +48,8 @@ def main():
     print("\ninner product, median over runs (measured / predicted):")
     print(f"  {'n':>9}{'measured us':>13}{'r = DAXPY':>11}{'r = loop':>10}{'with start-up us':>18}")
     for i, v in enumerate(runs[0]["inner_product"]):
-        pick = lambda key: float(np.median([x["inner_product"][i][key] for x in runs]))
+        def pick(key, i=i):
+            return float(np.median([x["inner_product"][i][key] for x in runs]))
         print(f"  {v['n']:>9}{pick('measured_s') * 1e6:>13.1f}{pick('measured_over_predicted'):>11.2f}"
               f"{pick('measured_over_predicted_kernel_rate'):>10.2f}{pick('measured_with_startup_s') * 1e6:>18.0f}")
     if args.json:

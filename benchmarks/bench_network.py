@@ -67,7 +67,7 @@ def main():
             for who in order:
                 if who == "c":
                     out = mpiexec(work, NODES, ref, str(args.size), "20")
-                    got["c"] = {int(l.split()[0]): float(l.split()[1]) for l in out.strip().splitlines()}
+                    got["c"] = {int(line.split()[0]): float(line.split()[1]) for line in out.strip().splitlines()}
                 else:
                     # distance with one rank per node, like the C program;
                     # network-access needs two per node.
@@ -76,14 +76,16 @@ def main():
                         res = os.path.join(work, f"{bench}{r}.json")
                         mpiexec(work, n, sys.executable, "-m", "hpcbench", "run", bench, "-q", "--net-size",
                                 str(args.size), "--net-cap", "2", "-o", res)
-                        data[bench] = json.load(open(res))["benchmarks"][0]
+                        with open(res) as f:
+                            data[bench] = json.load(f)["benchmarks"][0]
                     got["h"] = {int(k): v for k, v in data["distance"]["derived"]["bandwidth"].items()}
                     got["rat_dist"] = {int(k): v for k, v in data["distance"]["derived"]["rat_dist"].items()}
                     got["rat_nc"] = {int(k): v for k, v in data["network-access"]["derived"]["rat_nc"].items()}
             figures["runs"].append(got)
             for d in sorted(got["c"]):
                 print(f"{r + 1:<4}{d:>3}{got['c'][d] / 1e6:>14.1f}{got['h'][d] / 1e6:>15.1f}"
-                      f"{got['h'][d] / got['c'][d]:>7.3f}{got['rat_dist'][d]:>9.2f}{got['rat_nc'].get(2, float('nan')):>10.2f}",
+                      f"{got['h'][d] / got['c'][d]:>7.3f}{got['rat_dist'][d]:>9.2f}"
+                      f"{got['rat_nc'].get(2, float('nan')):>10.2f}",
                       flush=True)
     finally:
         netcluster.down()

@@ -12,15 +12,14 @@ and scalability), hpcbench.comm (CoMet kernels, Servet layers, models),
 hpcbench.network (ratDist, ratNC, grid advice), hpcbench.multibsp (tree,
 g and L, inner-product prediction). hpcbench.BENCHMARKS lists the suite.
 """
-__version__ = "0.1.0"
-
-from ._errors import OptionError, Skipped  # noqa: E402
-from ._protocol import Benchmark, Context, Job  # noqa: E402
-from ._record import Record, SchemaError  # noqa: E402
-from ._registry import BENCHMARKS, default_suite  # noqa: E402
-from ._results import Results, ResultsError, load  # noqa: E402
-from ._runner import run_suite  # noqa: E402
-from .topology import Topology  # noqa: E402
+from ._errors import OptionError, Skipped
+from ._protocol import Benchmark, Context, Job
+from ._record import Record, SchemaError
+from ._registry import BENCHMARKS, default_suite
+from ._results import Results, ResultsError, load
+from ._runner import run_suite
+from ._version import __version__
+from .topology import Topology
 
 __all__ = ["BENCHMARKS", "Benchmark", "Context", "Job", "OptionError", "Record", "Results", "ResultsError",
            "SchemaError", "Skipped", "Topology", "__version__", "default_suite", "load", "run_suite"]

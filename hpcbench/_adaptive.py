@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._timer import ticks_per_second
 from ._collective import collectively
+from ._timer import ticks_per_second
 
 #: Point-to-point samples group enough iterations to last about this long,
 #: so that the timer reads (tens of ns) stay under 1% of a sample.

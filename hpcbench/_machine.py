@@ -8,8 +8,9 @@ import sys
 
 import numpy as np
 
-from . import __version__, _core
+from . import _core
 from ._timer import calibration
+from ._version import __version__
 
 _THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 
@@ -34,7 +35,7 @@ def mpi_facts(comm) -> dict:
     levels = dict(zip((MPI.THREAD_SINGLE, MPI.THREAD_FUNNELED, MPI.THREAD_SERIALIZED, MPI.THREAD_MULTIPLE),
                       _THREAD_LEVELS))
     return {"library": MPI.Get_library_version().replace("\x00", "").strip().splitlines()[0],
-            "ranks": comm.Get_size(), "standard": "%d.%d" % MPI.Get_version(), "mpi4py": mpi4py.__version__,
+            "ranks": comm.Get_size(), "standard": "{}.{}".format(*MPI.Get_version()), "mpi4py": mpi4py.__version__,
             "thread_level": levels.get(MPI.Query_thread(), "unknown")}
 
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from ._errors import OptionError, Skipped
 from ._record import Record
 from ._timer import TimerCalibration
-from ._validate import format_size
+from ._format import format_size
 from .topology import Topology
 
 __all__ = ["Benchmark", "CliFlag", "Context", "Job", "OptionError", "Skipped", "flag_dest", "option"]
@@ -175,10 +176,6 @@ class Benchmark:
         raise NotImplementedError
 
     # ---- helpers -----------------------------------------------------------------------
-
-    def record(self, **parts: Any) -> Record:
-        """A record of this benchmark's type, named after it."""
-        return self.record_type(name=self.name, **parts)
 
     def check_options(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
         """`check`, with a one-line OptionError for options of the wrong type."""

@@ -138,7 +138,7 @@ def from_plain(tp: Any, value: Any, path: str = "") -> Any:
     origin = typing.get_origin(tp)
     if origin is Union or origin is types.UnionType:
         return _from_union(tp, value, path)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _from_dataclass(tp, value, path)
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
@@ -257,7 +257,7 @@ class Record(Mapping):
         return to_plain(self)
 
     @classmethod
-    def from_dict(cls, data: dict, path: str = "") -> "Record":
+    def from_dict(cls, data: dict, path: str = "") -> Record:
         """Plain data (as in a results file) back into this type; SchemaError
         naming the path inside the record if it does not fit."""
         return from_plain(cls, data, path)

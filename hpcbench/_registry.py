@@ -30,7 +30,7 @@ def get(name: str) -> Benchmark:
     return _BY_NAME[name]
 
 
-def record_type(name) -> type:
+def record_type(name) -> type[Record]:
     """The record class of benchmark `name` (Record for names this version does not know)."""
     bench = _BY_NAME.get(name)
     return bench.record_type if bench else Record

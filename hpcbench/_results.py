@@ -101,7 +101,7 @@ def check_writable(path: str) -> None:
 def record_from_dict(data: dict, path: str = "") -> Record:
     """A record of a results file as its benchmark's type (a plain Record for
     failed, skipped or unknown benchmarks); SchemaError if it does not fit."""
-    cls = _registry.record_type(data.get("name")) if data.get("status") == "ok" else Record
+    cls: type[Record] = _registry.record_type(data.get("name")) if data.get("status") == "ok" else Record
     return cls.from_dict(data, path)
 
 
@@ -125,7 +125,8 @@ def load(path: str) -> Results:
         raise ResultsError(f"{path} is not an hpcbench results file")
     version = data.get("format_version")
     if version != FORMAT_VERSION:
-        raise ResultsError(f"{path} has results format version {version!r}; this hpcbench reads version {FORMAT_VERSION}")
+        raise ResultsError(f"{path} has results format version {version!r}; "
+                           f"this hpcbench reads version {FORMAT_VERSION}")
     if not isinstance(data.get("context"), dict) or not isinstance(data.get("benchmarks"), list):
         raise ResultsError(f"results file {path} is damaged (missing context or benchmarks)")
     records = []

@@ -13,7 +13,6 @@ import re
 import numpy as np
 
 from ._errors import OptionError
-from ._format import format_size
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
                "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}

@@ -126,7 +126,7 @@ def lru_misses(addresses, cache, rounds=3):
     simulated access by access on one true LRU cache."""
     sets = [OrderedDict() for _ in range(cache.sets)]
     misses = 0
-    for r in range(rounds):
+    for _ in range(rounds):
         misses = 0
         for a in addresses:
             line = int(a) // cache.line

@@ -6,9 +6,9 @@ import sys
 import numpy as np
 from mpi4py import MPI
 
+from hpcbench._collective import collectively
 from hpcbench.comm import (CommError, allreduce, barrier, bcast, contention, exchange, hop_node, measure_layers,
                            overlap, pingpong)
-from hpcbench._collective import collectively
 from hpcbench.topology import Topology
 
 comm = MPI.COMM_WORLD

@@ -1,9 +1,10 @@
 """Cache levels from curves of simulated machines with known caches."""
+import cachesim as cs
 import numpy as np
 import pytest
 
-import cachesim as cs
-from hpcbench.cache import _analysis as analysis, estimate_levels
+from hpcbench.cache import _analysis as analysis
+from hpcbench.cache import estimate_levels
 
 
 def two_stage_sweep(machine, seed):

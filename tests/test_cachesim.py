@@ -1,8 +1,7 @@
 """The simulator's closed form agrees with access-by-access LRU simulation."""
+import cachesim as cs
 import numpy as np
 import pytest
-
-import cachesim as cs
 
 
 @pytest.mark.parametrize("cache", [cs.Cache(16 << 10, 4), cs.Cache(64 << 10, 8), cs.Cache(32 << 10, 2, line=128)])

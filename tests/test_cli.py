@@ -233,7 +233,8 @@ def test_multibsp_skips_on_one_pu():
 
 def test_multibsp_end_to_end(tmp_path):
     out = str(tmp_path / "m.json")
-    proc = cli("run", "multibsp", "-q", "-o", out, "--mbsp-hmax", "32", "--mbsp-niters", "20", "--mbsp-max-vector", "14")
+    proc = cli("run", "multibsp", "-q", "-o", out, "--mbsp-hmax", "32", "--mbsp-niters", "20",
+               "--mbsp-max-vector", "14")
     assert proc.returncode == 0, proc.stderr
     rec = hpcbench.load(out).get("multibsp")
     d = rec["derived"]

@@ -2,11 +2,11 @@
 import itertools
 
 import pytest
+from paper_machines import dunnington
 
 from hpcbench.comm._layers import disjoint_pairs, group_layers, pair_name, scalability_counts
+from hpcbench.comm._mesh import gray, hop_node, make_mesh, max_hops, mesh_dims
 from hpcbench.comm._records import Placement
-from hpcbench.comm._mesh import Mesh, gray, hop_node, make_mesh, max_hops, mesh_dims
-from paper_machines import dunnington
 
 
 def test_gray_code_neighbours_differ_in_one_bit():

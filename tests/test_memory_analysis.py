@@ -1,10 +1,10 @@
 """Memory-overhead analysis on synthetic bandwidths with known answers."""
 import numpy as np
 import pytest
+from paper_machines import dunnington, finis_terrae, finis_terrae_relative_bandwidth
 
 from hpcbench.memory import analyze_memory_overhead, analyze_scalability, pair_bandwidth
 from hpcbench.topology import plan_pairs
-from paper_machines import dunnington, finis_terrae, finis_terrae_relative_bandwidth
 
 REFERENCE = 5e9
 

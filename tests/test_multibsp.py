@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from hpcbench import _core
-from hpcbench.multibsp import describe, fit_g_L, fits_side_by_side, predict_inner_product, tree
-from hpcbench.multibsp import flatten, measure_inner_product, split_slices
+from hpcbench.multibsp import (describe, fit_g_L, fits_side_by_side, flatten, measure_inner_product,
+                               predict_inner_product, split_slices, tree)
 from hpcbench.topology import Topology
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -83,7 +83,7 @@ def test_fit_recovers_known_g_and_L():
     rng = np.random.default_rng(1)
     flops = 335.0 * h + 7800.0 + rng.normal(0, 50, h.size)      # dell32's level 1 in Table 1
     fit = fit_g_L(h, flops)
-    assert fit.g == pytest.approx(335.0, rel=0.01) and fit.L == pytest.approx(7800.0, rel=0.02)
+    assert fit.g == pytest.approx(335.0, rel=0.01) and pytest.approx(7800.0, rel=0.02) == fit.L
     both = fits_side_by_side(h, flops, p=8)
     assert both["h_ge_p"]["h_range"] == [8, 256]
     assert both["h_ge_p"]["g"] == pytest.approx(335.0, rel=0.01)
@@ -99,7 +99,7 @@ def test_fit_recovers_known_g_and_L():
 def test_cost_model_by_hand():
     levels = tree(Topology.from_synthetic("pack:1 l3:1(size=8MB) l2:2(size=1MB) core:2 pu:1"))
     root = levels[-1].components[0]
-    slices = {pu: 100 for pu in range(4)}
+    slices = dict.fromkeys(range(4), 100)
     gl = {c.pus: (10.0, 50.0) for lv in levels for c in lv.components}
     # leaves: 200 flops; each L2: (2-1)*10 + 50 + 2 = 62; L3: (2-1)*10 + 50 + 2 = 62 -> 324 flops at r=1.
     assert predict_inner_product(root, slices, gl, r=1.0) == pytest.approx(324.0)

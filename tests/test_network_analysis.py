@@ -5,12 +5,9 @@ import os
 import pytest
 
 import hpcbench
-
-from hpcbench.network import advise_grid, mapping_rule, ratios
-from hpcbench.network import DegradationRatios
-from hpcbench.network import (degradation_path, export_from_results, read_degradation_file,
-                                   write_degradation_file)
 from hpcbench import Results
+from hpcbench.network import (DegradationRatios, advise_grid, degradation_path, export_from_results, mapping_rule,
+                              ratios, read_degradation_file, write_degradation_file)
 
 # Servet 3.0, Fig. 3 (HECToR): ratDist grows with distance.
 HECTOR_LIKE = {1: 1.0, 2: 1.25, 3: 1.5, 4: 1.7, 5: 1.9, 6: 2.1, 7: 2.3, 8: 2.5}
@@ -54,7 +51,7 @@ def test_grid_advice_follows_the_dominant_direction():
     even = advise_grid(4, 4, 1e9, 1e9, HECTOR_LIKE)
     assert even.costs["row-ordered"] == pytest.approx(even.costs["column-ordered"])
     # Flat ratDist (no degradation): layout does not matter.
-    flat = advise_grid(4, 8, 1e9, 1e8, {d: 1.0 for d in range(1, 17)})
+    flat = advise_grid(4, 8, 1e9, 1e8, dict.fromkeys(range(1, 17), 1.0))
     assert flat.costs["row-ordered"] == pytest.approx(flat.costs["column-ordered"])
 
 

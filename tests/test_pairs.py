@@ -2,9 +2,9 @@
 import itertools
 
 import pytest
+from paper_machines import dunnington, finis_terrae
 
 from hpcbench.topology import check_pus, components, parse_pu_list, plan_pairs, relation, spread_order
-from paper_machines import dunnington, finis_terrae
 
 
 def test_parse_pu_list():

@@ -10,7 +10,6 @@ from hpcbench._record import Record
 from hpcbench._results import FORMAT_VERSION, Results, ResultsError, check_writable
 from hpcbench.cache import CacheRecord
 
-
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "docs", "examples")
 
 

@@ -1,11 +1,10 @@
 """Shared-cache analysis on synthetic co-run ratios with known answers."""
 import numpy as np
 import pytest
-
-from hpcbench.cache import (PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, co_run_ratio,
-                                   decision_threshold)
-from hpcbench.topology import hwloc_shares_cache, plan_pairs
 from paper_machines import dunnington, finis_terrae
+
+from hpcbench.cache import PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, co_run_ratio, decision_threshold
+from hpcbench.topology import hwloc_shares_cache, plan_pairs
 
 SHARED_RATIO = 3.0
 
@@ -95,7 +94,7 @@ def test_threshold_rule():
 def test_undecidable_level_gives_no_groups():
     topo = dunnington()
     plan = plan_pairs(topo, mode="auto")
-    result = analyze_shared_caches(2, 3 << 20, 2 << 20, {p: 1.05 for p in plan.tested}, plan, topo,
+    result = analyze_shared_caches(2, 3 << 20, 2 << 20, dict.fromkeys(plan.tested, 1.05), plan, topo,
                                    expected_ratio=1.1)
     assert not result.decidable and result.groups == [] and result.disagreements == []
 

@@ -7,6 +7,7 @@ can be tested and re-run without hardware. The shared-cache analysis
 (analyze_shared_caches, co_run_ratio) is likewise pure. BENCHMARK and
 SHARED_BENCHMARK are the suite's `cache` and `shared-caches`.
 """
+from .._protocol import Benchmark
 from ._analysis import CacheLevel, estimate_levels, find_rises, gradient, monotone_fit, refinement_sizes
 from ._benchmark import CacheBenchmark
 from ._measure import CacheSweep, measure
@@ -20,8 +21,8 @@ from ._shared import (PAPER_THRESHOLD, SharedLevel, analyze_shared_caches, choos
 from ._shared_benchmark import SharedCachesBenchmark
 from ._shared_measure import measure_co_runs
 
-BENCHMARK = CacheBenchmark()
-SHARED_BENCHMARK = SharedCachesBenchmark()
+BENCHMARK: Benchmark = CacheBenchmark()
+SHARED_BENCHMARK: Benchmark = SharedCachesBenchmark()
 
 __all__ = ["BENCHMARK", "PAPER_THRESHOLD", "SHARED_BENCHMARK", "CacheBenchmark", "CacheDerived", "CacheLevel",
            "CacheOptions", "CacheParameters", "CacheRaw", "CacheRecord", "CacheSweep", "MeasuredLevel",

@@ -19,9 +19,9 @@ that fit is 1 on plateaus and above 1 where the array stops fitting a level.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 
 from .. import _validate
 from ._probabilistic import estimate_size, significant_bits
@@ -56,9 +56,9 @@ class CacheLevel:
     size: int                     #: bytes
     method: str                   #: "peak" or "probabilistic"
     range: tuple                  #: (first, last) sweep size analysed, bytes
-    ways: Optional[int] = None    #: associativity of the best probabilistic fit
-    divergence: Optional[float] = None  #: its divergence (sum of |MR - P|)
-    onset: Optional[int] = None   #: largest size (bytes) still on the plateau before the rise
+    ways: int | None = None    #: associativity of the best probabilistic fit
+    divergence: float | None = None  #: its divergence (sum of |MR - P|)
+    onset: int | None = None   #: largest size (bytes) still on the plateau before the rise
 
 
 @dataclass(frozen=True)
@@ -79,20 +79,8 @@ def gradient(cycles) -> np.ndarray:
 
 
 def monotone_fit(values) -> np.ndarray:
-    """Least-squares non-decreasing fit (pool-adjacent-violators)."""
-    values = np.asarray(values, dtype=float)
-    means, weights, counts = [], [], []
-    for v in values:
-        means.append(v)
-        weights.append(1.0)
-        counts.append(1)
-        while len(means) > 1 and means[-2] > means[-1]:
-            w = weights[-2] + weights[-1]
-            m = (means[-2] * weights[-2] + means[-1] * weights[-1]) / w
-            c = counts[-2] + counts[-1]
-            del means[-1], weights[-1], counts[-1]
-            means[-1], weights[-1], counts[-1] = m, w, c
-    return np.repeat(means, counts)
+    """Least-squares non-decreasing fit (SciPy's isotonic regression)."""
+    return isotonic_regression(np.asarray(values, dtype=float), increasing=True).x
 
 
 def _split_at_valleys(grad, start, end):
@@ -101,7 +89,7 @@ def _split_at_valleys(grad, start, end):
     and L3). A valley counts when its excess over 1 is at most VALLEY_DEPTH
     times the excess of the smaller neighbouring peak."""
     excess = grad[start:end] - 1.0
-    cuts = []
+    cuts: list = []
     for v in range(1, excess.size - 1):
         if not (excess[v] <= excess[v - 1] and excess[v] <= excess[v + 1]):
             continue
@@ -210,7 +198,7 @@ def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 
             keep = {large[int(i)] for i in np.linspace(0, len(large) - 1, max_per_rise)}
             mine = {x for x in mine if x <= linear_from} | keep
         extra.update(mine)
-    extra -= set(int(s) for s in sizes)
+    extra -= {int(s) for s in sizes}
     return np.array(sorted(extra), dtype=np.int64)
 
 

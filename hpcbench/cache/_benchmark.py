@@ -6,8 +6,8 @@ import dataclasses
 
 import numpy as np
 
-from .._protocol import Benchmark, Context, Job
 from .._format import format_size
+from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._analysis import CacheLevel, estimate_levels, gradient
 from ._measure import check_parameters, check_pu, default_max_size, measure
@@ -86,12 +86,14 @@ class CacheBenchmark(Benchmark):
         compared = compare_with_hwloc(levels, hw)
         params = dict(sweep.parameters)
         probe = params.pop("order_probe")
-        return self.record(
+        return CacheRecord(
+            name=self.name,
             parameters=CacheParameters(**params, order_probe=OrderProbe(**probe) if probe else None),
-            raw=CacheRaw(sizes=sweep.sizes, refined=sweep.refined, accesses_per_sample=sweep.accesses_per_sample,
+            raw=CacheRaw(sizes=sweep.sizes.tolist(), refined=sweep.refined.tolist(),
+                         accesses_per_sample=sweep.accesses_per_sample.tolist(),
                          cycles_per_access=sweep.samples_cycles, ns_per_access=sweep.samples_ns),
-            derived=CacheDerived(cycles_per_access=sweep.cycles, ns_per_access=sweep.ns,
-                                 gradient=gradient(sweep.cycles), levels=compared,
+            derived=CacheDerived(cycles_per_access=sweep.cycles.tolist(), ns_per_access=sweep.ns.tolist(),
+                                 gradient=gradient(sweep.cycles).tolist(), levels=compared,
                                  hwloc_levels=[HwlocLevel(level=c.level, size=c.size, kind=c.kind,
                                                           associativity=c.associativity) for c in hw],
                                  unstable_sizes=unstable),

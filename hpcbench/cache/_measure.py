@@ -21,9 +21,11 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import trim_mean
 
 from .. import _core, _validate
 from .._errors import OptionError
+from .._format import format_size
 from .._memory import PAGE_MODES, SAFE_MEMORY_SHARE, safe_memory_limit
 from ..topology import Topology, bound_to
 from ._analysis import refinement_sizes
@@ -90,7 +92,7 @@ def check_parameters(min_size, max_size, stride, passes, samples, order, pages, 
     limit = safe_memory_limit()
     if max_size > limit:
         raise OptionError("max_size", f"must fit in {SAFE_MEMORY_SHARE:.0%} of available memory "
-                                      f"({_validate.format_size(limit)}), got {_validate.format_size(max_size)}")
+                                      f"({format_size(limit)}), got {format_size(max_size)}")
     if max_size // 4 > 2**31 - 1:
         raise OptionError("max_size", "must be below 8 GiB (offsets are stored in an int)")
     _validate.positive_int("passes", passes)
@@ -111,11 +113,8 @@ def check_pu(pu, topology: Topology) -> int:
 
 
 def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
-    """Mean over the last axis without the `trim` share at each end."""
-    n = per_pass.shape[-1]
-    cut = int(n * trim)
-    ordered = np.sort(per_pass, axis=-1)
-    return ordered[..., cut:n - cut].mean(axis=-1)
+    """Mean over the last axis without the `trim` share at each end (SciPy's trimmed mean)."""
+    return np.asarray(trim_mean(per_pass, trim, axis=-1))
 
 
 def _neighbours_extra(sizes, i, extra):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binom
 
 #: Associativities tried. Real caches use 1-24, 32 and a few larger values.
 DEFAULT_WAYS = tuple(range(1, 25)) + (28, 32, 48, 64)
@@ -42,7 +43,7 @@ def candidate_sizes(low: float, high: float, granule: int = 1024) -> np.ndarray:
     """
     if not (0 < low <= high):
         raise ValueError(f"candidate range must satisfy 0 < low <= high, got {low}..{high}")
-    sizes = []
+    sizes: list = []
     e = int(np.floor(np.log2(low)))
     while 2.0 ** e <= high:
         base = 2 ** e
@@ -53,30 +54,13 @@ def candidate_sizes(low: float, high: float, granule: int = 1024) -> np.ndarray:
     return arr[(arr >= low) & (arr <= high)]
 
 
-def binomial_tail(n: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """P(X > k) for X ~ B(n, p), elementwise with broadcasting.
-
-    Computed as 1 - P(X <= k) by summing the pmf in log space, which stays
-    accurate for the large n (tens of thousands of pages) and small p here.
-    """
-    n = np.asarray(n, dtype=float)
-    p = np.asarray(p, dtype=float)
-    k = np.asarray(k, dtype=int)
-    n, p, k = np.broadcast_arrays(n, p, k)
-    p = np.clip(p, 1e-300, 1.0)
-    log_q = np.log1p(-np.minimum(p, 1.0 - 1e-16))
-    log_ratio_p = np.log(p) - log_q
-    log_pmf = n * log_q  # log P(X = 0)
-    cdf = np.exp(log_pmf)
-    for x in range(0, int(k.max(initial=0))):
-        # P(X = x+1) = P(X = x) * (n - x) / (x + 1) * p / (1 - p)
-        valid = n > x
-        with np.errstate(divide="ignore"):
-            step = np.where(valid, np.log(np.maximum(n - x, 1e-300)) - np.log(x + 1) + log_ratio_p, -np.inf)
-        log_pmf = log_pmf + step
-        cdf = cdf + np.where(x + 1 <= k, np.exp(log_pmf), 0.0)
-    tail = 1.0 - np.minimum(cdf, 1.0)
-    return np.where(p >= 1.0, (n > k).astype(float), tail)
+def binomial_tail(n, p, k) -> np.ndarray:
+    """P(X > k) for X ~ B(n, p), elementwise with broadcasting (SciPy's
+    survival function, accurate for the large n and small p here). n is a
+    count of pages: a fractional count (an array ending inside a page) means
+    the pages it touches, rounded up."""
+    n = np.ceil(np.asarray(n, dtype=float) - 1e-9)
+    return binom.sf(np.asarray(k), np.maximum(n, 0), np.clip(np.asarray(p, dtype=float), 0.0, 1.0))
 
 
 def miss_rates(cycles: np.ndarray) -> np.ndarray:
@@ -207,7 +191,7 @@ def _simplest_size(candidates, divergence_per_size, tolerance):
 
 def _mode_of_sizes(best):
     """Most frequent size among the best candidates; ties go to the better fit."""
-    counts = {}
+    counts: dict = {}
     for rank, (size, _, _) in enumerate(best):
         count, first = counts.get(size, (0, rank))
         counts[size] = (count + 1, first)

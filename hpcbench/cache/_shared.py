@@ -85,7 +85,7 @@ class SharedLevel:
     cache_size: int                 #: bytes (measured by the cache benchmark)
     corun_size: int                 #: bytes per core in the co-run
     threshold: float
-    expected_ratio: object          #: C(2s)/C(s) from the single-core curve, or None
+    expected_ratio: float | None    #: C(2s)/C(s) from the single-core curve
     decidable: bool
     ratios: dict                    #: tested pair -> co-run ratio
     sharing_pairs: list             #: tested and inferred pairs whose cores share the level
@@ -153,7 +153,7 @@ def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: 
 def _disagreements(level, measured, ratios, limit, plan, topology) -> list:
     lines = []
     for pair, shares in measured.items():
-        claimed = hwloc_shares_cache(topology, *pair, level)
+        claimed = hwloc_shares_cache(topology, pair[0], pair[1], level)
         if shares != claimed:
             lines.append(f"L{level}: cores {pair[0]} and {pair[1]} {'share' if shares else 'do not share'} "
                          f"(ratio {ratios[pair]:.2f}, threshold {limit:.2f}) but hwloc says they "

@@ -14,15 +14,15 @@ import numpy as np
 
 from .. import _validate
 from .._errors import OptionError
-from .._protocol import Benchmark, Context, Job
 from .._format import format_size, groups_text
-from ..topology import Topology, check_pus, plan_pairs, require_two_pus
+from .._protocol import Benchmark, Context, Job
+from ..topology import Topology, plan_pairs, require_two_pus
 from ._analysis import estimate_levels
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
-from ._records import CacheRecord, CorunSamples, PairRatio, SharedCachesRecord, SharedDerived, SharedLevelRecord, \
-    SharedParameters, SharedRaw
+from ._records import (CacheRecord, CorunSamples, PairRatio, SharedCachesRecord, SharedDerived, SharedLevelRecord,
+                       SharedParameters, SharedRaw)
 from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
 from ._shared_measure import measure_co_runs
 
@@ -118,7 +118,8 @@ class SharedCachesBenchmark(Benchmark):
                                 "too little to tell a shared cache from noise; no verdict")
             warnings.extend(result.disagreements)
 
-        return self.record(
+        return SharedCachesRecord(
+            name=self.name,
             parameters=SharedParameters(pair_mode=o.pairs, pus=plan.pus, sample=o.sample, rounds=o.rounds,
                                         samples=o.samples, threshold_requested=o.threshold, seed=o.seed,
                                         stride=basis.stride, order=basis.order, pages=basis.pages,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import __version__
+from .._version import __version__
 from ._common import Parser, UsageError
 from ._options import add_run_parser
 from ._run import cmd_run

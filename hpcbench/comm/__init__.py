@@ -6,8 +6,9 @@ squares, hops, n_1/2).
 Kernels are collective over any mpi4py communicator; models are pure
 functions of (sizes, times). See docs/comm.md. BENCHMARK is the suite's `comm`.
 """
-from ._benchmark import CommBenchmark
+from .._protocol import Benchmark
 from .._collective import CommError
+from ._benchmark import CommBenchmark
 from ._kernels import allreduce, barrier, bcast, contention, daxpy, exchange, overlap, pingpong
 from ._layers import group_layers, measure_layers, pair_name
 from ._mesh import Mesh, gray, hop_node, make_mesh, mesh_dims
@@ -18,7 +19,7 @@ from ._plot import comm_figure, plot_echo, plot_layers, plot_overlap
 from ._records import CommDerived, CommParameters, CommRaw, CommRecord, SweepFit, SweepSummary
 from ._sweep import SizeSweep, message_sizes
 
-BENCHMARK = CommBenchmark()
+BENCHMARK: Benchmark = CommBenchmark()
 
 __all__ = ["BENCHMARK", "CommBenchmark", "CommDerived", "CommError", "CommOptions", "CommParameters", "CommRaw",
            "CommRecord", "Linear", "Mesh", "SizeSweep", "SweepFit", "SweepSummary", "allreduce",

@@ -22,9 +22,8 @@ from ._mesh import hop_node, make_mesh, max_hops
 from ._models import bandwidth_thresholds, hockney_fit, hop_fit, refinement_sizes, regional_fit, vector_rate
 from ._options import CommOptions
 from ._plot import comm_figure
-from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionLoad,
-                       ContentionRecord, DaxpyFit, HopPoint, HopsRecord, LayerSamples, MeshRecord, OverlapRecord,
-                       PairLatency, SweepFit)
+from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionLoad, ContentionRecord,
+                       DaxpyFit, HopPoint, HopsRecord, LayerSamples, MeshRecord, OverlapRecord, PairLatency, SweepFit)
 from ._summary import comm_summary
 from ._sweep import message_sizes, ns_samples
 
@@ -71,7 +70,8 @@ def _contention(comm, echo: SweepFit, common: dict) -> tuple:
     reach 50% and 90% of peak bandwidth, against the same echo alone."""
     loads = sorted({int(round(echo.n_half or 0)), int(round(echo.n_90 or 0))})
     alone = kernels.pingpong(comm, CONTENTION_SIZES, peer=2, test_rank=1, **common)
-    raw, runs = {"alone": alone.to_samples(), "loaded": []}, []
+    raw: dict = {"alone": alone.to_samples(), "loaded": []}
+    runs = []
     for load in loads:
         c = kernels.contention(comm, CONTENTION_SIZES, load)
         raw["loaded"].append({"load_size": load, **to_plain(c.echo.to_samples())})
@@ -83,7 +83,8 @@ def _contention(comm, echo: SweepFit, common: dict) -> tuple:
 def _hops(comm, common: dict) -> tuple:
     """Echo from rank 0 to the rank n hops away in a hypercube numbering."""
     size = comm.Get_size()
-    points, raw = [], []
+    points: list = []
+    raw = []
     for n in range(1, max_hops(size) + 1):
         peer = hop_node(0, n, size)
         sweep = kernels.pingpong(comm, HOP_SIZES, peer=peer, test_rank=0, **common)
@@ -91,8 +92,8 @@ def _hops(comm, common: dict) -> tuple:
         points.extend(HopPoint(size=int(s), hops=n, median=float(t)) for s, t in zip(sweep.sizes, sweep.median))
     derived = HopsRecord(points=points)
     if len({p.hops for p in points}) >= 2:
-        s, n, t = (np.array(v, dtype=float) for v in zip(*((p.size, p.hops, p.median) for p in points)))
-        derived.model = hop_fit(s, n, np.maximum(t, 1e-12)).to_record()
+        sizes, hops, times = (np.array(v, dtype=float) for v in zip(*((p.size, p.hops, p.median) for p in points)))
+        derived.model = hop_fit(sizes, hops, np.maximum(times, 1e-12)).to_record()
     return raw, derived
 
 
@@ -163,7 +164,8 @@ class CommBenchmark(Benchmark):
         placement, latencies, layers = measure_layers(comm, ctx.topology, probe, sizes, o.layer_tolerance,
                                                       progress=say)
         mesh = make_mesh(size)
-        return self.record(
+        return CommRecord(
+            name=self.name,
             parameters=CommParameters(ranks=size, max_size=o.max_size, rse_target=o.rse, cap_s=o.cap_s,
                                       probe_size=probe, layer_tolerance=o.layer_tolerance,
                                       collectives=kernels.COLLECTIVE_NOTE + "; the time of an iteration is the "

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _core
+from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
 from .._timer import ticks_per_second
-from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE, run_adaptive
 from ._sweep import SizeSweep, check_sizes, message_sizes
 
 _NONE = -1   # "this rank sits out" for the C kernels
@@ -42,8 +42,8 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
     partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
     samples, warmups, rses, inners, per_rank = [], [], [], [], []
     for size in sizes:
-        call = lambda warmup, iterations, inner, size=int(size): fn(comm, partner, rank == test_rank, size, warmup,
-                                                                     iterations, inner)
+        def call(warmup, iterations, inner, size=int(size)):
+            return fn(comm, partner, rank == test_rank, size, warmup, iterations, inner)
         seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True)
         samples.append(seconds / 2 if halve else seconds)
         warmups.append(plan.warmup)
@@ -227,7 +227,8 @@ def overlap(comm, vector_lengths=None, sizes=None, peer: int = 1, test_rank: int
         for i, n in enumerate(lengths):
             row = []
             for j, size in enumerate(sizes):
-                call = lambda w, k, n=int(n), size=int(size): _core.overlap_times(comm, partner, size, n, code, w, k)
+                def call(w, k, n=int(n), size=int(size), code=code):
+                    return _core.overlap_times(comm, partner, size, n, code, w, k)
                 seconds, _, _ = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s)
                 medians[i, j] = np.median(seconds) if rank == test_rank else np.nan
                 row.append(seconds)

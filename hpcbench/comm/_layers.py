@@ -21,14 +21,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _core
+from .._collective import collectively
 from .._grouping import split_at_gaps
 from .._nodes import node_membership
 from .._timer import ticks_per_second
 from ..topology import relation
-from .._collective import collectively
 from ._kernels import pingpong
 from ._models import regional_fit
 from ._records import LayerRecord, LayerScalability, Placement
+from ._sweep import SizeSweep
 
 #: Latencies within this relative gap of each other stay in one layer.
 DEFAULT_TOLERANCE = 0.20
@@ -72,11 +73,13 @@ class Layer:
     name: str                      #: the most common pair name in the layer
     names: dict                    #: name -> number of pairs
     representative: tuple
-    sweep: object = None           #: SizeSweep of the representative pair
+    sweep: SizeSweep | None = None  #: of the representative pair
     regions: list = field(default_factory=list)
     scalability: list = field(default_factory=list)   #: LayerScalability, 1, 2, 4 ... pairs
 
     def to_record(self) -> LayerRecord:
+        if self.sweep is None:
+            raise ValueError(f"layer {self.name!r} has no sweep of its representative pair")
         return LayerRecord(latency=self.latency, pairs=[list(p) for p in self.pairs], name=self.name,
                            names=self.names, representative=list(self.representative),
                            regions=[r.to_record() for r in self.regions], scalability=self.scalability,
@@ -97,7 +100,8 @@ def group_layers(latencies: dict, names: dict, tolerance: float = DEFAULT_TOLERA
 def disjoint_pairs(pairs) -> list:
     """A greedy set of pairs without a common rank: each rank sends one
     message at a time in the scalability test."""
-    used, out = set(), []
+    used: set = set()
+    out = []
     for a, b in sorted(pairs):
         if a not in used and b not in used:
             out.append((a, b))

@@ -10,10 +10,8 @@
   regions is chosen by the Bayesian information criterion, so a split is
   only made when it pays for its extra parameters. Choosing the best of
   many possible cuts flatters any split, so neighbouring regions are then
-  merged unless an F-test says their two lines differ clearly (F above
-  MERGE_F = 25, p below 1e-5 for these sample sizes: on synthetic curves with
-  2% noise this gave no false split in 100 straight lines and missed 2 of
-  200 real ones).
+  merged unless an F-test (SciPy's F distribution) says their two lines
+  differ clearly: p below MERGE_P = 1e-5.
 * Hops (CoMet): t(N, n) = t0 + N * tb + (n - 1) * h.
 * n_1/2 and n_90: the message sizes reaching 50% and 90% of the peak
   bandwidth, read off the measured curve.
@@ -28,14 +26,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import f as f_distribution
 
 from ._records import HopModelRecord, RegionRecord
 
 DEFAULT_MAX_REGIONS = 4
 DEFAULT_MIN_POINTS = 4
-#: Neighbouring regions whose separate lines improve on one common line by
-#: less than this F statistic are merged.
-MERGE_F = 25.0
+#: Neighbouring regions whose two lines improve on one common line with an
+#: F-test p-value above this are merged.
+MERGE_P = 1e-5
 #: Relative residuals below this are measurement precision, not signal: a
 #: floor for squared-residual sums (noise-free curves must not be split).
 RESIDUAL_FLOOR = 1e-6
@@ -157,23 +156,28 @@ def regional_fit(sizes, times, max_regions: int = DEFAULT_MAX_REGIONS,
     return regions
 
 
+def split_p_value(sizes, times, a: int, m: int, b: int) -> float:
+    """F-test of two lines over [a, m) and [m, b) against one line over
+    [a, b): the p-value of the improvement (2 extra parameters)."""
+    apart = _weighted_line(sizes[a:m], times[a:m])[2] + _weighted_line(sizes[m:b], times[m:b])[2]
+    together = _weighted_line(sizes[a:b], times[a:b])[2]
+    dof = (b - a) - 4
+    if dof <= 0:
+        return 0.0
+    apart = max(apart, dof * RESIDUAL_FLOOR ** 2)
+    return float(f_distribution.sf(((together - apart) / 2) / (apart / dof), 2, dof))
+
+
 def _merge_similar(sizes, times, starts) -> list:
     """Merge the neighbouring pair of regions that an F-test separates
     least, until every remaining split is clear."""
     starts = list(starts)
     while len(starts) > 1:
         bounds = starts + [sizes.size]
-        weakest, weakest_f = None, math.inf
-        for i in range(len(starts) - 1):
-            a, m, b = bounds[i], bounds[i + 1], bounds[i + 2]
-            apart = _weighted_line(sizes[a:m], times[a:m])[2] + _weighted_line(sizes[m:b], times[m:b])[2]
-            together = _weighted_line(sizes[a:b], times[a:b])[2]
-            dof = (b - a) - 4
-            apart = max(apart, dof * RESIDUAL_FLOOR ** 2)
-            f = ((together - apart) / 2) / (apart / dof) if dof > 0 else math.inf
-            if f < weakest_f:
-                weakest, weakest_f = i, f
-        if weakest_f >= MERGE_F:
+        p_values = [split_p_value(sizes, times, bounds[i], bounds[i + 1], bounds[i + 2])
+                    for i in range(len(starts) - 1)]
+        weakest = int(np.argmax(p_values))
+        if p_values[weakest] <= MERGE_P:
             break
         del starts[weakest + 1]
     return starts

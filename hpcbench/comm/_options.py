@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE
 from .._argtypes import size_arg
 from .._protocol import option
-from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE
 from ._layers import DEFAULT_TOLERANCE
 from ._sweep import DEFAULT_MAX_SIZE
 

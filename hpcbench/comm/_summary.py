@@ -35,9 +35,10 @@ def comm_summary(record: CommRecord) -> list:
     if pct:
         lines.append(f"  overlap of exchange with DAXPY: {min(pct):.0f}% to {max(pct):.0f}% of what could be hidden "
                      f"({len(pct)} measurable points)")
-    for load in d.contention.loads if d.contention else []:
-        slow = ", ".join(f"{format_size(sz)} x{x:.2f}" for sz, x in zip(d.contention.sizes, load.slowdown))
-        lines.append(f"  echo 1<->2 with {format_size(load.load_size)} load 0->3: slowdown {slow}")
+    if d.contention:
+        for load in d.contention.loads:
+            slow = ", ".join(f"{format_size(sz)} x{x:.2f}" for sz, x in zip(d.contention.sizes, load.slowdown))
+            lines.append(f"  echo 1<->2 with {format_size(load.load_size)} load 0->3: slowdown {slow}")
     if d.hops and d.hops.model:
         lines.append(f"  hops: per extra hop {microseconds(d.hops.model.per_hop)}")
     if d.layers:

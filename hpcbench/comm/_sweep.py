@@ -73,11 +73,12 @@ class SizeSweep:
             return np.array([np.mean(s) for s in self.samples])
         return np.array([np.nanmean(np.nanmean(r, axis=1)) for r in self.per_rank])
 
-    def merged(self, other: "SizeSweep") -> "SizeSweep":
+    def merged(self, other: SizeSweep) -> SizeSweep:
         """This sweep with another's sizes added (refinement), sorted by size."""
         sizes = np.concatenate([self.sizes, other.sizes])
         order = np.argsort(sizes, kind="stable")
-        pick = lambda a, b: [(a + b)[i] for i in order] if (a or b) else []
+        def pick(a, b):
+            return [(a + b)[i] for i in order] if (a or b) else []
         return SizeSweep(self.kernel, sizes[order], pick(self.samples, other.samples), self.statistic,
                          pick(self.per_rank, other.per_rank), pick(self.warmup, other.warmup),
                          pick(self.rse, other.rse), pick(self.inner, other.inner))

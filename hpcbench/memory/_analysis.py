@@ -31,6 +31,7 @@ from ..topology import components
 from ._options import DEFAULT_TOLERANCE
 from ._records import OverheadLevelRecord, OverheadRecord, ScalabilityPoint
 
+
 def pair_bandwidth(alone, together) -> tuple:
     """(reference, bandwidth, relative) of one pair, bytes/s per core, from
     arrays (rounds, 2, repetitions): per round, the median over repetitions,
@@ -89,8 +90,8 @@ def analyze_memory_overhead(measured: dict, plan, tolerance: float = DEFAULT_TOL
     clusters = split_at_gaps(below, tolerance)
     level_of = {p: i for i, pairs in enumerate(clusters) for p in pairs}
 
-    members = [[] for _ in clusters]
-    unaffected = []
+    members: list = [[] for _ in clusters]
+    unaffected: list = []
     for pair in plan.all_pairs:
         source = pair if pair in relative else plan.representative[plan.relation_of[pair]]
         lv = level_of.get(source)

@@ -63,7 +63,8 @@ class MemoryBenchmark(Benchmark):
             scalability.append(Scalability(group=name, cores=cores, points=analyze_scalability(runs)))
             raw_scal.append(ScalabilitySamples(group=name, cores=cores, bandwidth=runs))
 
-        return self.record(
+        return MemoryRecord(
+            name=self.name,
             parameters=MemoryParameters(pair_mode=o.pairs, pus=plan.pus, sample=o.sample, seed=o.seed,
                                         array_bytes=size, bytes_per_copy=2 * size, repetitions=o.repetitions,
                                         rounds=o.rounds, tolerance=o.tolerance, pages=o.pages, kernel=KERNEL),
@@ -84,7 +85,8 @@ class MemoryBenchmark(Benchmark):
             lines.append("  no pair of cores slows the other down")
         for i, lv in enumerate(d.overhead.levels, 1):
             lines.append(f"  overhead level {i}: {gigabytes_per_second(lv.bandwidth)} per core "
-                         f"({100 * lv.relative:.0f}% of alone), {len(lv.pairs)} pair(s), groups {groups_text(lv.groups)}")
+                         f"({100 * lv.relative:.0f}% of alone), {len(lv.pairs)} pair(s), "
+                         f"groups {groups_text(lv.groups)}")
         for sc in d.scalability:
             points = "  ".join(f"{x.cores}: {x.per_core / 1e9:.1f}/{x.total / 1e9:.1f}" for x in sc.points)
             lines.append(f"  scalability, {sc.group} {groups_text([sc.cores])} (cores: GB/s per core/total): {points}")

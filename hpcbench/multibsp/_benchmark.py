@@ -15,7 +15,7 @@ from ._options import MultiBSPOptions
 from ._plot import multibsp_figure
 from ._records import (GLComponent, GLLevel, HcommSamples, InnerProductPoint, MultiBSPDerived, MultiBSPParameters,
                        MultiBSPRaw, MultiBSPRecord)
-from ._tree import plain_value, describe, tree
+from ._tree import describe, plain_value, tree
 
 UNITS = {"m": "bytes", "g": "flops per word", "L": "flops", "rate": "flops/s (DAXPY)",
          "inner_product_kernel_rate": "flops/s (the inner product's own loop on one core)",
@@ -71,7 +71,8 @@ class MultiBSPBenchmark(Benchmark):
                 raw.append(HcommSamples(pus=list(c.pus), ticks_per_superstep=data["ticks_per_superstep"],
                                         rate_flops_per_tick=data["rate_flops_per_tick"]))
             g, L = [x.fits.all.g for x in comps], [x.fits.all.L for x in comps]
-            gl_levels.append(GLLevel(level=lv.index, p=plain_value(lv.p), m=plain_value(lv.m), homogeneous=lv.homogeneous,
+            gl_levels.append(GLLevel(level=lv.index, p=plain_value(lv.p), m=plain_value(lv.m),
+                                     homogeneous=lv.homogeneous,
                                      g=float(np.mean(g)), L=float(np.mean(L)), g_spread=_spread(g),
                                      L_spread=_spread(L), components=comps))
             raw_levels.append(raw)
@@ -81,8 +82,8 @@ class MultiBSPBenchmark(Benchmark):
         r = float(np.median(rates))
         r_leaf = leaf_kernel_rate(root.child_pus[0]) * ticks_per_s
         validation, raw_ip = [], []
-        for e in range(8, o.max_exponent + 1):
-            n = 1 << e
+        for exponent in range(8, o.max_exponent + 1):
+            n = 1 << exponent
             m = measure_inner_product(root, n, o.reps)
             predicted = predict_inner_product(root, m["slices"], gl, r)
             predicted_leaf = predict_inner_product(root, m["slices"], gl, r, r_leaf)
@@ -97,7 +98,8 @@ class MultiBSPBenchmark(Benchmark):
 
         warnings = [f"level {lv.level}: g differs by {100 * lv.g_spread:.0f}% between components"
                     for lv in gl_levels if lv.g_spread is not None and lv.g_spread > G_SPREAD_WARNING]
-        return self.record(
+        return MultiBSPRecord(
+            name=self.name,
             parameters=MultiBSPParameters(hmax=o.hmax, iterations=o.iterations, blocks=o.blocks, warmup=o.warmup,
                                           reps=o.reps, sizes=[v.n for v in validation], pattern=PATTERN),
             raw=MultiBSPRaw(levels=raw_levels, inner_product=raw_ip),

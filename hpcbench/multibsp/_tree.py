@@ -91,7 +91,7 @@ def plain_value(value):
 
 def _memories(topology) -> dict:
     """cpuset -> list of (kind, bytes, is_cache)."""
-    groups = {}
+    groups: dict = {}
     for c in topology.caches:
         if c.kind != "instruction" and c.size > 0:
             groups.setdefault(tuple(sorted(c.pus)), []).append((f"L{c.level}", int(c.size), True))
@@ -126,9 +126,9 @@ def tree(topology) -> list:
         k = next(k for k in range(len(comps)) if pu in sets[k])
         comps[k].children.append(pu)
     for i, c in enumerate(comps):
-        k = next((k for k in range(i + 1, len(comps)) if sets[i] < sets[k]), None)
-        if k is not None:
-            comps[k].children.append(c)
+        parent = next((k for k in range(i + 1, len(comps)) if sets[i] < sets[k]), None)
+        if parent is not None:
+            comps[parent].children.append(c)
     # Children that are PUs already inside a child component are not direct children.
     for c in comps:
         inside = {pu for ch in c.children if not isinstance(ch, int) for pu in ch.pus}
@@ -151,7 +151,7 @@ def tree(topology) -> list:
         return node.height
 
     height(root)
-    by_height = {}
+    by_height: dict = {}
 
     def gather(node):
         if isinstance(node, int):

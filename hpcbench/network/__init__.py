@@ -4,7 +4,8 @@ processes per node using the network at once (ratNC), the files and C API
 applications read them through, and the grid-ordering advice built on them.
 See docs/network.md. DISTANCE_BENCHMARK and ACCESS_BENCHMARK are the suite's
 `distance` and `network-access`."""
-from ._analysis import (MAPPING_THRESHOLD, DegradationRatios, GridAdvice, advise_grid, mapping_rule, ratios)
+from .._protocol import Benchmark
+from ._analysis import MAPPING_THRESHOLD, DegradationRatios, GridAdvice, advise_grid, mapping_rule, ratios
 from ._benchmark import DistanceBenchmark, NetworkAccessBenchmark
 from ._degr import degradation_path, export_from_results, read_degradation_file, write_degradation_file
 from ._measure import AccessResult, DistanceResult, distance_benchmark, network_access_benchmark, node_layout
@@ -12,8 +13,8 @@ from ._options import NetworkOptions
 from ._plot import access_figure, distance_figure, plot_access, plot_distance
 from ._records import AccessDerived, AccessRecord, DistanceDerived, DistanceRecord, MappingRule
 
-DISTANCE_BENCHMARK = DistanceBenchmark()
-ACCESS_BENCHMARK = NetworkAccessBenchmark()
+DISTANCE_BENCHMARK: Benchmark = DistanceBenchmark()
+ACCESS_BENCHMARK: Benchmark = NetworkAccessBenchmark()
 
 __all__ = ["ACCESS_BENCHMARK", "DISTANCE_BENCHMARK", "MAPPING_THRESHOLD", "AccessDerived", "AccessRecord",
            "AccessResult", "DegradationRatios", "DistanceBenchmark", "DistanceDerived", "DistanceRecord",

@@ -111,9 +111,9 @@ def advise_grid(rows: int, cols: int, row_volume: float, col_volume: float, rat_
     for name, v in (("rows", rows), ("cols", cols), ("procs_per_node", procs_per_node)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    for name, v in (("row volume", row_volume), ("column volume", col_volume)):
-        if not (isinstance(v, (int, float, np.integer, np.floating)) and v >= 0):
-            raise ValueError(f"the {name} must be a non-negative number of bytes, got {v!r}")
+    for label, volume in (("row volume", row_volume), ("column volume", col_volume)):
+        if not (isinstance(volume, (int, float, np.integer, np.floating)) and volume >= 0):
+            raise ValueError(f"the {label} must be a non-negative number of bytes, got {volume!r}")
     if not rat_dist or 1 not in rat_dist:
         raise ValueError("ratDist must hold at least the ratio at distance 1")
     if rows * cols > 65536:

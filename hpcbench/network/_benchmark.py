@@ -64,7 +64,8 @@ class DistanceBenchmark(_NetworkBenchmark):
         o: NetworkOptions = ctx.options
         layout = _layout_or_skip(ctx.comm, ctx.topology)
         result = distance_benchmark(ctx.comm, o.nodes, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
-        return self.record(
+        return DistanceRecord(
+            name=self.name,
             parameters=DistanceParameters(nodes=result.nodes, nodes_in_job=len(layout), size=o.size, cap_s=o.cap_s,
                                           rse_target=o.rse,
                                           pattern="one process per node; every process p sends to (p + d) mod N "
@@ -97,7 +98,8 @@ class NetworkAccessBenchmark(_NetworkBenchmark):
         o: NetworkOptions = ctx.options
         layout = _layout_or_skip(ctx.comm, ctx.topology)
         result = network_access_benchmark(ctx.comm, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
-        return self.record(
+        return AccessRecord(
+            name=self.name,
             parameters=AccessParameters(nodes_in_job=len(layout), ranks_per_node=[len(n["ranks"]) for n in layout],
                                         size=o.size, cap_s=o.cap_s, rse_target=o.rse,
                                         pattern="k processes per node on 2NC/k nodes, each sends to the same-index "

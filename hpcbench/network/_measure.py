@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _core
+from .._adaptive import run_adaptive
+from .._collective import CommError, check_comm
 from .._errors import OptionError
 from .._memory import safe_memory_limit
 from .._nodes import node_membership, quiet_wait
-from .._adaptive import run_adaptive
-from .._collective import CommError, check_comm
 from ..topology import spread_order
 from ._analysis import ratios
 from ._options import DEFAULT_CAP_S, DEFAULT_SIZE
@@ -40,7 +40,7 @@ def node_layout(comm, topology=None) -> list:
     pus = list(_core.thread_binding())
     me = (leader, socket.gethostname(), comm.Get_rank(), pus[0] if len(pus) == 1 else None)
     everyone = comm.allgather(me)
-    nodes = {}
+    nodes: dict = {}
     for lead, host, rank, pu in everyone:
         nodes.setdefault(lead, {"leader": lead, "host": host, "ranks": [], "pus": []})
         nodes[lead]["ranks"].append(rank)
@@ -79,7 +79,8 @@ def measure_pattern(comm, members: list, dest_of, bytes_: int, rse: float, cap_s
             s = sub.Get_rank()
             dest = dest_of(s)
             source = next(q for q in range(n) if dest_of(q) == s)
-            call = lambda w, k: _core.shift_times(sub, dest, source, bytes_, w, k)
+            def call(w, k):
+                return _core.shift_times(sub, dest, source, bytes_, w, k)
             seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max", rse=rse, cap_s=cap_s,
                                                   max_iterations=1000)
             table = sub.gather(seconds, root=0)

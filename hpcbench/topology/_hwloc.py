@@ -45,7 +45,7 @@ class Topology:
         self.is_this_system = description["is_this_system"]
         self.infos = description["infos"]
         self._objects = description["objects"]
-        by_type = {}
+        by_type: dict = {}
         for o in self._objects:
             by_type.setdefault(o["type"], []).append(o)
         self._by_type = by_type
@@ -65,19 +65,19 @@ class Topology:
         return Obj(o["type"], o["os_index"], o["logical_index"], tuple(o["cpuset"]))
 
     @classmethod
-    def load(cls) -> "Topology":
+    def load(cls) -> Topology:
         """This machine's topology."""
         return cls(_core.topology_describe(_THIS_MACHINE), "this machine")
 
     @classmethod
-    def from_xml(cls, path: str) -> "Topology":
+    def from_xml(cls, path: str) -> Topology:
         """A topology saved by `lstopo file.xml` (hwloc XML)."""
         if not os.path.isfile(path):
             raise ValueError(f"topology XML file not found: {path}")
         return cls(_core.topology_describe(_XML, os.fspath(path)), f"xml:{path}")
 
     @classmethod
-    def from_synthetic(cls, description: str) -> "Topology":
+    def from_synthetic(cls, description: str) -> Topology:
         """An hwloc synthetic topology, e.g. 'pack:2 l3:1(size=12MiB) core:6 pu:1'."""
         if not isinstance(description, str) or not description.strip():
             raise ValueError("a synthetic topology description must be a non-empty string")
@@ -96,7 +96,7 @@ class Topology:
 
     def data_caches_of(self, pu: int) -> list:
         """Data and unified caches that serve `pu`, by level (one per level)."""
-        out = {}
+        out: dict = {}
         for c in self.caches:
             if c.kind != "instruction" and pu in c.pus:
                 out.setdefault(c.level, c)

@@ -29,7 +29,7 @@ DEFAULT_SAMPLE = 8
 
 def parse_pu_list(text: str) -> list:
     """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]; ValueError on bad syntax."""
-    out = []
+    out: list = []
     for part in str(text).split(","):
         part = part.strip()
         lo, sep, hi = part.partition("-")
@@ -67,7 +67,8 @@ def check_pus(topology, pus) -> list:
 
 
 def _ranges(values) -> str:
-    parts, run = [], []
+    parts: list = []
+    run: list = []
     for v in values:
         if run and v == run[-1] + 1:
             run.append(v)
@@ -116,7 +117,7 @@ class PairPlan:
     def all_pairs(self) -> list:
         return list(itertools.combinations(self.pus, 2))
 
-    def to_record(self) -> "PlanRecord":
+    def to_record(self) -> PlanRecord:
         return PlanRecord(mode=self.mode, pus=list(self.pus), tested=[list(p) for p in self.tested],
                           sampled=[list(p) for p in self.sampled], all_pairs=len(self.all_pairs),
                           relations=[RelationRecord(relation=list(k), representative=list(p),
@@ -160,7 +161,7 @@ def plan_pairs(topology, pus=None, mode: str = "auto", sample: int = DEFAULT_SAM
     pus = check_pus(topology, pus)
     pairs = list(itertools.combinations(pus, 2))
     relation_of = {p: relation(topology, *p) for p in pairs}
-    representative = {}
+    representative: dict = {}
     for p in pairs:
         representative.setdefault(relation_of[p], p)
     if mode == "all":
@@ -176,7 +177,7 @@ def plan_pairs(topology, pus=None, mode: str = "auto", sample: int = DEFAULT_SAM
 def components(pairs, nodes=()) -> list:
     """Connected components of the graph with these edges: the groups of
     cores. Isolated `nodes` come out as single-core groups. Sorted lists."""
-    parent = {}
+    parent: dict = {}
 
     def find(x):
         parent.setdefault(x, x)
@@ -191,7 +192,7 @@ def components(pairs, nodes=()) -> list:
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
-    groups = {}
+    groups: dict = {}
     for x in parent:
         groups.setdefault(find(x), []).append(x)
     return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
@@ -207,7 +208,7 @@ def spread_order(topology, pus) -> list:
         core = next((i for i, o in enumerate(topology.cores) if p in o.pus), p)
         return pkg, numa, core, p
 
-    by_package = {}
+    by_package: dict = {}
     for p in sorted(pus, key=key):
         by_package.setdefault(key(p)[0], []).append(p)
     queues = list(by_package.values())

@@ -1,0 +1,2 @@
+"""The version of hpcbench (one place: pyproject.toml reads it from here)."""
+__version__ = "0.1.0"
