@@ -97,9 +97,9 @@ class Benchmark:
     """Base class of the suite's benchmarks; see the module docstring."""
 
     name: ClassVar[str]
-    title: ClassVar[str]
+    title: ClassVar[str]                 #: one line for `hpcbench list`: the docstring's first paragraph
     scope: ClassVar[str]                 #: "node" or "world"
-    group: ClassVar[str]                 #: heading of its flags in `run --help`
+    group: ClassVar[str]                 #: heading of its flags in `run --help` (default "NAME benchmark")
     options_type: ClassVar[type]
     record_type: ClassVar[type] = Record
     default: ClassVar[bool] = True       #: in the default suite ...
@@ -107,6 +107,13 @@ class Benchmark:
     min_nodes: ClassVar[int] = 1         #: ... and nodes
     needs_ranks: ClassVar[int] = 1       #: asked for by name with fewer ranks: a usage error
     uses: ClassVar[tuple] = ()           #: benchmarks whose options it may use (checked with its own)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "title" not in cls.__dict__ and cls.__doc__:
+            cls.title = " ".join(cls.__doc__.strip().split("\n\n")[0].split())
+        if "group" not in cls.__dict__ and "name" in cls.__dict__:
+            cls.group = f"{cls.name} benchmark"
 
     # ---- options and flags -------------------------------------------------------------
 

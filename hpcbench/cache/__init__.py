@@ -16,7 +16,7 @@ from ._plot import cache_figure, plot_gradient, plot_latency, plot_sharing, plot
 from ._probabilistic import ProbabilisticFit, binomial_tail, estimate_size
 from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, MeasuredLevel, SharedCachesRecord,
                        SharedDerived, SharedLevelRecord, SharedParameters, SharedRaw)
-from ._shared import (PAPER_THRESHOLD, SharedLevel, analyze_shared_caches, choose_corun_size, co_run_ratio,
+from ._shared import (PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, co_run_ratio,
                       decision_threshold)
 from ._shared_benchmark import SharedCachesBenchmark
 from ._shared_measure import measure_co_runs
@@ -26,7 +26,7 @@ SHARED_BENCHMARK: Benchmark = SharedCachesBenchmark()
 
 __all__ = ["BENCHMARK", "PAPER_THRESHOLD", "SHARED_BENCHMARK", "CacheBenchmark", "CacheDerived", "CacheLevel",
            "CacheOptions", "CacheParameters", "CacheRaw", "CacheRecord", "CacheSweep", "MeasuredLevel",
-           "ProbabilisticFit", "SharedCachesBenchmark", "SharedCachesRecord", "SharedDerived", "SharedLevel",
+           "ProbabilisticFit", "SharedCachesBenchmark", "SharedCachesRecord", "SharedDerived",
            "SharedLevelRecord", "SharedOptions", "SharedParameters", "SharedRaw", "analyze_shared_caches",
            "binomial_tail", "cache_figure", "choose_corun_size", "co_run_ratio", "decision_threshold",
            "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs",

@@ -61,11 +61,25 @@ def _warnings(sweep, levels: list[CacheLevel], compared: list, hwloc_caches: lis
     return warnings
 
 
+def _level_row(lv: MeasuredLevel) -> str:
+    """One row of the summary's table: measured size and method, onset, hwloc, difference, flag."""
+    cells = [f"L{lv.level:<5}", f"{format_size(lv.size):>12}", f"{lv.method:>15}",
+             f"{format_size(lv.onset) if lv.onset else '-':>13}",
+             f"{format_size(lv.hwloc_size) if lv.hwloc_size else '-':>12}",
+             f"{'-' if lv.relative_difference is None else f'{100 * lv.relative_difference:+.1f}%':>9}",
+             f"  {'' if lv.agrees is not False else 'DISAGREES'}"]
+    return "  " + "".join(cells)
+
+
 class CacheBenchmark(Benchmark):
+    """cache levels and sizes from array traversals (Servet III-A)
+
+    One pinned thread chases dependent loads through arrays of growing size;
+    the steps of the time per access are the cache levels (docs/cache.md),
+    set beside hwloc's sizes."""
+
     name = "cache"
-    title = "cache levels and sizes from array traversals (Servet III-A)"
     scope = "node"
-    group = "cache benchmark"
     options_type = CacheOptions
     record_type = CacheRecord
 
@@ -100,19 +114,13 @@ class CacheBenchmark(Benchmark):
             units=UNITS, warnings=_warnings(sweep, levels, compared, hw, unstable))
 
     def summary(self, record: CacheRecord) -> list:
-        p, d = record.parameters, record.derived
+        p, levels, hwloc = record.parameters, record.derived.levels, record.derived.hwloc_levels
         lines = [f"cache levels on {record.node or '?'} (PU {p.pu}, {p.order} order, {p.pages} pages, "
                  f"stride {format_size(p.stride)})",
                  f"  {'level':<6}{'measured':>12}{'method':>15}{'misses from':>13}{'hwloc':>12}{'diff':>9}  flag"]
-        for lv in d.levels:
-            hw = format_size(lv.hwloc_size) if lv.hwloc_size else "-"
-            onset = format_size(lv.onset) if lv.onset else "-"
-            diff = "-" if lv.relative_difference is None else f"{100 * lv.relative_difference:+.1f}%"
-            flag = "" if lv.agrees is not False else "DISAGREES"
-            lines.append(f"  L{lv.level:<5}{format_size(lv.size):>12}{lv.method:>15}{onset:>13}{hw:>12}"
-                         f"{diff:>9}  {flag}")
-        if len(d.levels) != len(d.hwloc_levels):
-            lines.append(f"  note: {len(d.levels)} levels measured, hwloc reports {len(d.hwloc_levels)}")
+        lines += [_level_row(lv) for lv in levels]
+        if len(levels) != len(hwloc):
+            lines.append(f"  note: {len(levels)} levels measured, hwloc reports {len(hwloc)}")
         return lines
 
     def plot(self, record: CacheRecord):

@@ -22,6 +22,8 @@ class OrderProbe(Mapping):
 
 @dataclass(kw_only=True)
 class CacheParameters(Mapping):
+    """How the sweep ran: sizes (bytes), stride, visiting order (the one
+    used, and the one asked for), passes and samples, the PU, the page kind."""
     min_size: int
     max_size: int
     stride: int
@@ -42,6 +44,8 @@ class CacheParameters(Mapping):
 
 @dataclass(kw_only=True)
 class CacheRaw(Mapping):
+    """Every timing of the sweep: per size, per pass, per sample, in TSC ticks
+    and in ns per access (null where a pass did not measure that size)."""
     sizes: list[int]                    #: bytes
     refined: list[bool]
     accesses_per_sample: list[int]
@@ -66,6 +70,8 @@ class MeasuredLevel(Mapping):
 
 @dataclass(kw_only=True)
 class HwlocLevel(Mapping):
+    """A data or unified cache of the measured PU as hwloc reports it
+    (size in bytes; associativity in ways, -1 fully associative, 0 unknown)."""
     level: int
     size: int
     kind: str
@@ -74,6 +80,8 @@ class HwlocLevel(Mapping):
 
 @dataclass(kw_only=True)
 class CacheDerived(Mapping):
+    """What the analysis made of the sweep: the time per access per size,
+    its gradient, the levels found, hwloc's levels and the unstable sizes."""
     cycles_per_access: list[float]
     ns_per_access: list[float]
     gradient: list[float]
@@ -84,6 +92,8 @@ class CacheDerived(Mapping):
 
 @dataclass(kw_only=True)
 class CacheRecord(Record):
+    """The `cache` benchmark's record: levels and sizes from array
+    traversals (Servet 2010, III-A)."""
     parameters: CacheParameters
     raw: CacheRaw
     derived: CacheDerived
@@ -93,6 +103,8 @@ class CacheRecord(Record):
 
 @dataclass(kw_only=True)
 class SharedParameters(Mapping):
+    """How the co-runs ran: which pairs (mode, PUs, sample, seed), how
+    often, the traversal they used, and where the cache levels came from."""
     pair_mode: str
     pus: list[int]
     sample: int
@@ -109,12 +121,16 @@ class SharedParameters(Mapping):
 
 @dataclass(kw_only=True)
 class PairRatio(Mapping):
+    """One tested pair of PUs and its co-run ratio (time together over
+    time alone)."""
     pair: list[int]
     ratio: float
 
 
 @dataclass(kw_only=True)
 class SharedLevelRecord(Mapping):
+    """The sharing verdict for one cache level: co-run size (bytes per
+    core), threshold, ratios, the groups of cores found and hwloc's groups."""
     level: int
     cache_size: int                     #: bytes (measured by the cache benchmark)
     corun_size: int                     #: bytes per core in the co-run
@@ -130,6 +146,8 @@ class SharedLevelRecord(Mapping):
 
 @dataclass(kw_only=True)
 class CorunSamples(Mapping):
+    """Raw co-run timings of one level: per pair, round, member and
+    sample, TSC ticks per access alone and together."""
     level: int
     pairs: list[list[int]]
     alone: Samples                      #: (pairs, rounds, 2, samples) TSC ticks per access
@@ -138,6 +156,8 @@ class CorunSamples(Mapping):
 
 @dataclass(kw_only=True)
 class SharedRaw(Mapping):
+    """Every co-run timing, and the single-core curve (bytes, ticks per
+    access) the co-run sizes and thresholds came from."""
     levels: list[CorunSamples]
     single_core_sizes: list[float]
     single_core_cycles: list[float]
@@ -145,12 +165,15 @@ class SharedRaw(Mapping):
 
 @dataclass(kw_only=True)
 class SharedDerived(Mapping):
+    """The pair plan and one sharing verdict per cache level."""
     plan: PlanRecord
     levels: list[SharedLevelRecord]
 
 
 @dataclass(kw_only=True)
 class SharedCachesRecord(Record):
+    """The `shared-caches` benchmark's record: which cores share each
+    cache level (Servet 2010, III-B)."""
     parameters: SharedParameters
     raw: SharedRaw
     derived: SharedDerived

@@ -30,11 +30,10 @@ already measured:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from ..topology import components, hwloc_shares_cache
+from ._records import PairRatio, SharedLevelRecord
 
 #: Servet's threshold and co-run share of the cache size.
 PAPER_THRESHOLD = 2.0
@@ -78,22 +77,6 @@ def decision_threshold(expected, requested=None) -> tuple:
     return min(PAPER_THRESHOLD, math.sqrt(expected)), True
 
 
-@dataclass
-class SharedLevel:
-    """The sharing verdict for one cache level."""
-    level: int
-    cache_size: int                 #: bytes (measured by the cache benchmark)
-    corun_size: int                 #: bytes per core in the co-run
-    threshold: float
-    expected_ratio: float | None    #: C(2s)/C(s) from the single-core curve
-    decidable: bool
-    ratios: dict                    #: tested pair -> co-run ratio
-    sharing_pairs: list             #: tested and inferred pairs whose cores share the level
-    groups: list                    #: groups of cores sharing one cache (connected components)
-    hwloc_groups: list = field(default_factory=list)
-    disagreements: list = field(default_factory=list)   #: one line each
-
-
 def co_run_ratio(alone, together) -> float:
     """Servet's ratio for one pair: time per access of the pair running at
     once over the same cores running alone. Both are arrays (rounds, members,
@@ -125,8 +108,8 @@ def hwloc_groups(topology, pus, level: int) -> list:
 
 
 def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: dict, plan, topology=None,
-                          threshold=None, expected_ratio=None) -> SharedLevel:
-    """Sharing pairs, groups and disagreements for one level.
+                          threshold=None, expected_ratio=None) -> SharedLevelRecord:
+    """Sharing pairs, groups and disagreements for one level, as the record keeps them.
 
     ratios: tested pair -> co-run ratio. plan: the PairPlan that chose the
     pairs (auto mode infers untested pairs from their relation). topology:
@@ -141,13 +124,14 @@ def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: 
     verdicts = infer_verdicts(measured, plan)
     sharing = [p for p, v in verdicts.items() if v]
     groups = components(sharing, plan.pus) if decidable else []
-    result = SharedLevel(level, int(cache_size), int(corun_size), limit, expected_ratio, decidable,
-                         dict(ratios), sharing if decidable else [], groups)
-    if topology is not None:
-        result.hwloc_groups = hwloc_groups(topology, plan.pus, level)
-        if decidable:
-            result.disagreements = _disagreements(level, measured, ratios, limit, plan, topology)
-    return result
+    return SharedLevelRecord(
+        level=level, cache_size=int(cache_size), corun_size=int(corun_size), threshold=limit,
+        expected_ratio=expected_ratio, decidable=decidable,
+        ratios=[PairRatio(pair=list(p), ratio=r) for p, r in ratios.items()],
+        sharing_pairs=[list(p) for p in sharing] if decidable else [], groups=groups,
+        hwloc_groups=hwloc_groups(topology, plan.pus, level) if topology is not None else [],
+        disagreements=_disagreements(level, measured, ratios, limit, plan, topology)
+        if topology is not None and decidable else [])
 
 
 def _disagreements(level, measured, ratios, limit, plan, topology) -> list:

@@ -21,8 +21,7 @@ from ._analysis import estimate_levels
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
-from ._records import (CacheRecord, CorunSamples, PairRatio, SharedCachesRecord, SharedDerived, SharedLevelRecord,
-                       SharedParameters, SharedRaw)
+from ._records import (CacheRecord, CorunSamples, SharedCachesRecord, SharedDerived, SharedParameters, SharedRaw)
 from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
 from ._shared_measure import measure_co_runs
 
@@ -66,8 +65,13 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
 
 
 class SharedCachesBenchmark(Benchmark):
+    """which cores share each cache level, by co-runs (Servet III-B)
+
+    Each tested pair of cores traverses two arrays at once, sized to fit one
+    level; a shared cache shows as the pair running slower than its cores
+    alone (docs/node.md)."""
+
     name = "shared-caches"
-    title = "which cores share each cache level, by co-runs (Servet III-B)"
     scope = "node"
     group = "shared-caches benchmark (pairs of cores)"
     options_type = SharedOptions
@@ -105,12 +109,7 @@ class SharedCachesBenchmark(Benchmark):
             ratios = {p: co_run_ratio(data["alone"][k], data["together"][k]) for k, p in enumerate(data["pairs"])}
             result = analyze_shared_caches(number, cache_size, size, ratios, plan, ctx.topology,
                                            threshold=o.threshold, expected_ratio=expected)
-            levels.append(SharedLevelRecord(
-                level=result.level, cache_size=result.cache_size, corun_size=result.corun_size,
-                threshold=result.threshold, expected_ratio=result.expected_ratio, decidable=result.decidable,
-                ratios=[PairRatio(pair=list(p), ratio=r) for p, r in result.ratios.items()],
-                sharing_pairs=[list(p) for p in result.sharing_pairs], groups=result.groups,
-                hwloc_groups=result.hwloc_groups, disagreements=result.disagreements))
+            levels.append(result)
             raw.append(CorunSamples(level=number, pairs=[list(p) for p in data["pairs"]], alone=data["alone"],
                                     together=data["together"]))
             if not result.decidable:

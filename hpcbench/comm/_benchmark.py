@@ -98,8 +98,13 @@ def _hops(comm, common: dict) -> tuple:
 
 
 class CommBenchmark(Benchmark):
+    """CoMet's message-passing kernels, Servet's communication layers, fitted models
+
+    Every rank takes part: echo, exchange, broadcast, global sum, barrier,
+    DAXPY, overlap, contention and hops, then the latency of every pair of
+    ranks grouped into layers (docs/comm.md)."""
+
     name = "comm"
-    title = "CoMet's message-passing kernels, Servet's communication layers, fitted models"
     scope = "world"
     group = "comm benchmark (every rank takes part; needs mpiexec -n 2 or more)"
     options_type = CommOptions

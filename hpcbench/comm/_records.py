@@ -12,6 +12,8 @@ Samples = Any
 
 @dataclass(kw_only=True)
 class CommParameters(Mapping):
+    """How the comm benchmark ran: ranks, largest message (bytes), the
+    precision and time cap of each size, the probe size of the layers."""
     ranks: int
     max_size: int
     rse_target: float
@@ -37,12 +39,16 @@ class SweepSamples(Mapping):
 
 @dataclass(kw_only=True)
 class PairLatency(Mapping):
+    """The one-way latency (seconds) of one pair of ranks at the probe
+    size of Servet's layers."""
     pair: list[int]
     latency: float                      #: seconds
 
 
 @dataclass(kw_only=True)
 class LayerSamples(Mapping):
+    """The all-pairs latencies at the probe size (bytes) and the raw
+    sweep of each layer's representative pair."""
     probe_size: int
     latencies: list[PairLatency]
     sweeps: list[SweepSamples]
@@ -50,6 +56,8 @@ class LayerSamples(Mapping):
 
 @dataclass(kw_only=True)
 class CommRaw(Mapping):
+    """Every sample of the comm benchmark, kernel by kernel (ns, rounded
+    to 0.1 ns)."""
     echo: SweepSamples
     exchange: SweepSamples
     broadcast: SweepSamples
@@ -92,6 +100,8 @@ class RegionRecord(Mapping):
 
 @dataclass(kw_only=True)
 class SweepFit(Mapping):
+    """A kernel's statistics, its regional fit (Hammond's regions), one
+    Hockney line over all sizes, and n_1/2 and n_90 (bytes) where measured."""
     summary: SweepSummary
     regions: list[RegionRecord]
     hockney: RegionRecord
@@ -103,6 +113,8 @@ class SweepFit(Mapping):
 
 @dataclass(kw_only=True)
 class BarrierStats(Mapping):
+    """MPI_Barrier time of the slowest rank per iteration: the
+    minimum, median and 90th percentile (seconds)."""
     minimum: float
     median: float
     p90: float
@@ -110,6 +122,8 @@ class BarrierStats(Mapping):
 
 @dataclass(kw_only=True)
 class DaxpyFit(Mapping):
+    """DAXPY time (seconds) per vector length (doubles), its rate
+    (flop/s), and Hockney's r_inf and n_1/2 from the in-cache lengths."""
     lengths: list[int]                  #: doubles
     median: list[float]                 #: seconds
     flops: list[float]                  #: flop/s
@@ -121,6 +135,8 @@ class DaxpyFit(Mapping):
 
 @dataclass(kw_only=True)
 class OverlapRecord(Mapping):
+    """CoMet's overlap grid, vector lengths x message sizes: median time
+    per mode, seconds saved, and the share of what could be hidden (%)."""
     vector_lengths: list[int]
     sizes: list[int]
     median: dict[str, list[list[float]]]
@@ -130,6 +146,8 @@ class OverlapRecord(Mapping):
 
 @dataclass(kw_only=True)
 class ContentionLoad(Mapping):
+    """Echo under one load: the load's message size (bytes) and
+    bandwidth (bytes/s), the echo medians (seconds) and slowdowns."""
     load_size: int
     load_bandwidth: float
     median: list[float]
@@ -138,6 +156,8 @@ class ContentionLoad(Mapping):
 
 @dataclass(kw_only=True)
 class ContentionRecord(Mapping):
+    """CoMet's echo with contention: message sizes (bytes), the echo
+    alone, and one entry per load."""
     sizes: list[int]
     alone_median: list[float]
     loads: list[ContentionLoad]
@@ -145,6 +165,8 @@ class ContentionRecord(Mapping):
 
 @dataclass(kw_only=True)
 class HopPoint(Mapping):
+    """The median one-way time (seconds) of one message size (bytes)
+    at one hop count."""
     size: int
     hops: int
     median: float
@@ -152,6 +174,8 @@ class HopPoint(Mapping):
 
 @dataclass(kw_only=True)
 class HopModelRecord(Mapping):
+    """CoMet's hop model t(N, n) = t0 + N * seconds_per_byte + (n - 1) *
+    per_hop (seconds)."""
     t0: float
     seconds_per_byte: float
     per_hop: float
@@ -160,12 +184,16 @@ class HopModelRecord(Mapping):
 
 @dataclass(kw_only=True)
 class HopsRecord(Mapping):
+    """Echo at every hop count of the hypercube numbering, and the hop
+    model when at least two hop counts were measured."""
     points: list[HopPoint]
     model: HopModelRecord | None = optional()
 
 
 @dataclass(kw_only=True)
 class LayerScalability(Mapping):
+    """One layer with k disjoint pairs sending at once: mean one-way
+    latency (seconds) and slowdown against one pair alone."""
     pairs: int
     latency: float
     slowdown: float
@@ -173,6 +201,8 @@ class LayerScalability(Mapping):
 
 @dataclass(kw_only=True)
 class LayerRecord(Mapping):
+    """One of Servet's communication layers: pairs of similar latency,
+    named by what separates them, with a sweep, regions and scalability."""
     latency: float                      #: seconds at the probe size
     pairs: list[list[int]]
     name: str
@@ -185,6 +215,8 @@ class LayerRecord(Mapping):
 
 @dataclass(kw_only=True)
 class Placement(Mapping):
+    """Where a rank ran: host, node (its lowest rank sharing memory)
+    and the PUs it is bound to."""
     rank: int
     host: str
     node: int
@@ -193,6 +225,8 @@ class Placement(Mapping):
 
 @dataclass(kw_only=True)
 class MeshRecord(Mapping):
+    """CoMet's mesh of the ranks (Gray-coded where both dimensions are
+    powers of two) and each rank's four neighbours."""
     rows: int
     cols: int
     layout: str
@@ -201,6 +235,8 @@ class MeshRecord(Mapping):
 
 @dataclass(kw_only=True)
 class CommDerived(Mapping):
+    """Everything the comm benchmark derived: one SweepFit per kernel,
+    barrier, DAXPY, overlap, contention and hops (4+ ranks), layers."""
     echo: SweepFit
     exchange: SweepFit
     broadcast: SweepFit
@@ -217,6 +253,8 @@ class CommDerived(Mapping):
 
 @dataclass(kw_only=True)
 class CommRecord(Record):
+    """The `comm` benchmark's record: CoMet's kernels, Servet's
+    communication layers and fitted network models."""
     parameters: CommParameters
     raw: CommRaw
     derived: CommDerived

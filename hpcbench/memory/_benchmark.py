@@ -27,8 +27,13 @@ def largest_group(level) -> list:
 
 
 class MemoryBenchmark(Benchmark):
+    """memory-access overhead between cores and bandwidth scalability (Servet III-C)
+
+    STREAM-style copies on each tested pair of cores, alone and together,
+    group the pairs into overhead levels; then the copy bandwidth as more
+    cores of each level, and of the node, copy at once (docs/node.md)."""
+
     name = "memory"
-    title = "memory-access overhead between cores and bandwidth scalability (Servet III-C)"
     scope = "node"
     group = "memory benchmark (pairs of cores)"
     options_type = MemoryOptions

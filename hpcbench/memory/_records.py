@@ -10,6 +10,8 @@ from ..topology import PlanRecord
 
 @dataclass(kw_only=True)
 class MemoryParameters(Mapping):
+    """How the copies ran: which pairs, array size and bytes counted per
+    copy (bytes), repetitions, rounds, tolerance, page kind and kernel."""
     pair_mode: str
     pus: list[int]
     sample: int
@@ -25,6 +27,8 @@ class MemoryParameters(Mapping):
 
 @dataclass(kw_only=True)
 class ScalabilitySamples(Mapping):
+    """Raw bandwidths of one scalability run: per number of cores k, an
+    array (k, repetitions) in bytes/s per core."""
     group: str
     cores: list[int]
     bandwidth: Any                  #: per k, (k, repetitions) bytes/s per core
@@ -32,6 +36,8 @@ class ScalabilitySamples(Mapping):
 
 @dataclass(kw_only=True)
 class MemoryRaw(Mapping):
+    """Every copy bandwidth (bytes/s per core): each tested pair alone
+    and together, per round and repetition, and the scalability runs."""
     pairs: list[list[int]]
     alone: Any                      #: (pairs, rounds, 2, repetitions) bytes/s per core
     together: Any
@@ -40,6 +46,8 @@ class MemoryRaw(Mapping):
 
 @dataclass(kw_only=True)
 class PairBandwidth(Mapping):
+    """One tested pair: bandwidth per core alone and together (bytes/s)
+    and their ratio."""
     pair: list[int]
     reference: float                #: bytes/s per core, the pair's cores alone
     bandwidth: float                #: bytes/s per core, both copying
@@ -48,6 +56,8 @@ class PairBandwidth(Mapping):
 
 @dataclass(kw_only=True)
 class OverheadLevelRecord(Mapping):
+    """One memory-overhead level: bandwidth per core (bytes/s), relative
+    to alone, its pairs and the groups of cores they form."""
     bandwidth: float
     relative: float
     pairs: list[list[int]]
@@ -56,6 +66,8 @@ class OverheadLevelRecord(Mapping):
 
 @dataclass(kw_only=True)
 class OverheadRecord(Mapping):
+    """Servet's memory-access overhead: the reference bandwidth alone
+    (bytes/s), the levels, the unaffected pairs, and inconsistencies."""
     reference: float
     tolerance: float
     levels: list[OverheadLevelRecord]
@@ -73,6 +85,8 @@ class ScalabilityPoint(Mapping):
 
 @dataclass(kw_only=True)
 class Scalability(Mapping):
+    """Copy bandwidth as the first 1, 2, ... k cores of one group copy
+    at once."""
     group: str
     cores: list[int]
     points: list[ScalabilityPoint]
@@ -80,6 +94,8 @@ class Scalability(Mapping):
 
 @dataclass(kw_only=True)
 class MemoryDerived(Mapping):
+    """The pair plan, every pair's bandwidths, the overhead levels and
+    the scalability of each level's group and of the node."""
     plan: PlanRecord
     pairs: list[PairBandwidth]
     overhead: OverheadRecord
@@ -88,6 +104,8 @@ class MemoryDerived(Mapping):
 
 @dataclass(kw_only=True)
 class MemoryRecord(Record):
+    """The `memory` benchmark's record: memory-access overhead between
+    cores and bandwidth scalability (Servet 2010, III-C)."""
     parameters: MemoryParameters
     raw: MemoryRaw
     derived: MemoryDerived

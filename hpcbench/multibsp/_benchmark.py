@@ -32,10 +32,14 @@ def _spread(values: list) -> float | None:
 
 
 class MultiBSPBenchmark(Benchmark):
+    """the node's MultiBSP tree with g and L per level, validated by an inner product (MBSPDiscover)
+
+    The tree comes from hwloc; h-communications on pinned threads give g and
+    L of every component; an inner product over the whole tree checks the
+    prediction (docs/multibsp.md)."""
+
     name = "multibsp"
-    title = "the node's MultiBSP tree with g and L per level, validated by an inner product (MBSPDiscover)"
     scope = "node"
-    group = "multibsp benchmark"
     options_type = MultiBSPOptions
     record_type = MultiBSPRecord
 

@@ -12,6 +12,8 @@ PerComponent = int | list[int]
 
 @dataclass(kw_only=True)
 class MultiBSPParameters(Mapping):
+    """How the h-communications and the inner product ran: HMAX,
+    supersteps per block, blocks, warm-up, repetitions, vector lengths."""
     hmax: int
     iterations: int
     blocks: int
@@ -23,6 +25,8 @@ class MultiBSPParameters(Mapping):
 
 @dataclass(kw_only=True)
 class HcommSamples(Mapping):
+    """Raw h-communication timings of one component: TSC ticks per
+    superstep for every h and block, and each thread's DAXPY rate."""
     pus: list[int]
     ticks_per_superstep: Any            #: (hmax + 1, blocks) TSC ticks
     rate_flops_per_tick: Any            #: DAXPY rate of each thread
@@ -30,12 +34,16 @@ class HcommSamples(Mapping):
 
 @dataclass(kw_only=True)
 class MultiBSPRaw(Mapping):
+    """Every raw timing: h-communications per level and component, and
+    the inner product's ticks per vector length."""
     levels: list[list[HcommSamples]]
     inner_product: list[Any]
 
 
 @dataclass(kw_only=True)
 class TreeComponent(Mapping):
+    """One component of the MultiBSP tree: p children, m bytes of
+    shared memory, its PUs and memories, and its children."""
     p: int
     m: int                              #: bytes of the memory its children share
     pus: list[int]
@@ -45,6 +53,8 @@ class TreeComponent(Mapping):
 
 @dataclass(kw_only=True)
 class TreeLevel(Mapping):
+    """One level of the tree (1 = just above the processors): p and m,
+    one value or one per component where they differ."""
     level: int
     p: PerComponent
     m: PerComponent
@@ -54,6 +64,8 @@ class TreeLevel(Mapping):
 
 @dataclass(kw_only=True)
 class GLFitRecord(Mapping):
+    """g (flops per word) and L (flops) fitted over a range of h, and
+    the RMS residual (flops)."""
     g: float                            #: flops per word
     L: float                            #: flops
     h_range: list[int]
@@ -62,12 +74,16 @@ class GLFitRecord(Mapping):
 
 @dataclass(kw_only=True)
 class GLFits(Mapping):
+    """The g/L fit over every h, and bspbench's over h >= p (null where
+    fewer than two such h were measured)."""
     all: GLFitRecord                    #: over every h
     h_ge_p: GLFitRecord | None          #: over h >= p (bspbench's range)
 
 
 @dataclass(kw_only=True)
 class GLComponent(Mapping):
+    """g and L of one component, with its DAXPY rates (flops/s) and the
+    superstep cost per h (flops)."""
     pus: list[int]
     p: int
     m: int
@@ -79,6 +95,8 @@ class GLComponent(Mapping):
 
 @dataclass(kw_only=True)
 class GLLevel(Mapping):
+    """g and L of one level (the mean over its components) and how far
+    they spread between components."""
     level: int
     p: PerComponent
     m: PerComponent
@@ -92,6 +110,8 @@ class GLLevel(Mapping):
 
 @dataclass(kw_only=True)
 class InnerProductPoint(Mapping):
+    """One vector length (doubles) of the inner product: measured and
+    predicted times (seconds) and their ratios."""
     n: int                              #: doubles
     predicted_s: float
     predicted_kernel_rate_s: float
@@ -103,6 +123,8 @@ class InnerProductPoint(Mapping):
 
 @dataclass(kw_only=True)
 class MultiBSPDerived(Mapping):
+    """The tree, the paper's notation, g and L per level, the rates and
+    the inner-product validation."""
     tree: list[TreeLevel]
     notation: str
     levels: list[GLLevel]
@@ -113,6 +135,8 @@ class MultiBSPDerived(Mapping):
 
 @dataclass(kw_only=True)
 class MultiBSPRecord(Record):
+    """The `multibsp` benchmark's record: the node's MultiBSP tree with
+    g and L per level (MBSPDiscover)."""
     parameters: MultiBSPParameters
     raw: MultiBSPRaw
     derived: MultiBSPDerived

@@ -9,6 +9,7 @@ import numpy as np
 from .._errors import OptionError, Skipped
 from .._format import format_size
 from .._protocol import Benchmark, Context, Job
+from .._record import Record
 from ..topology import Topology
 from ._analysis import mapping_rule
 from ._measure import check_nodes, check_size, distance_benchmark, network_access_benchmark, node_layout
@@ -22,16 +23,13 @@ UNITS = {"bandwidth": "bytes/s (mean over the measuring ranks, median over itera
          "rat_nc": "reference / bandwidth"}
 
 
-def _layout_or_skip(comm, topology):
-    layout = node_layout(comm, topology)
-    if len(layout) < 2:
-        raise Skipped(f"network benchmarks need a job on at least 2 nodes; this one runs on {len(layout)} "
-                      "(see docs/network.md for an emulated cluster on one machine)")
-    return layout
-
-
 def _samples(table: dict) -> NetworkRaw:
     return NetworkRaw(samples={str(k): np.asarray(v) for k, v in table.items()})
+
+
+def _rate(bandwidth: dict, ratio: dict, key: int, width: int) -> str:
+    """The bandwidth (MB/s) and ratio columns of a summary row."""
+    return f"{bandwidth[str(key)] / 1e6:>10.1f} MB/s{ratio[str(key)]:>{width}.2f}"
 
 
 def _by_str(table: dict) -> dict:
@@ -39,7 +37,9 @@ def _by_str(table: dict) -> dict:
 
 
 class _NetworkBenchmark(Benchmark):
-    """What the two degradation benchmarks share: options and their check."""
+    """What the two degradation benchmarks share: options, their check, and
+    the shape of a run (the job's nodes, a measurement, a record)."""
+
     scope = "world"
     group = "distance and network-access benchmarks (jobs on several nodes)"
     options_type = NetworkOptions
@@ -54,71 +54,91 @@ class _NetworkBenchmark(Benchmark):
             raise OptionError("cap_s", f"must be in (0, 600] seconds, got {options.cap_s}")
         return options
 
+    def run(self, ctx: Context) -> Record:
+        layout = node_layout(ctx.comm, ctx.topology)
+        if len(layout) < 2:
+            raise Skipped(f"network benchmarks need a job on at least 2 nodes; this one runs on {len(layout)} "
+                          "(see docs/network.md for an emulated cluster on one machine)")
+        return self.record_of(ctx.options, layout, self.measure(ctx, ctx.options))
+
+    def measure(self, ctx: Context, o: NetworkOptions):
+        raise NotImplementedError
+
+    def record_of(self, o: NetworkOptions, layout: list, result) -> Record:
+        raise NotImplementedError
+
+    def _record(self, parameters, derived, result, warnings=()) -> Record:
+        """This benchmark's record: its parameters and derived values, the
+        raw seconds of every step, the units."""
+        return self.record_type(name=self.name, parameters=parameters, raw=_samples(result.samples),
+                                derived=derived, units=UNITS, warnings=list(warnings))
+
 
 class DistanceBenchmark(_NetworkBenchmark):
+    """network bandwidth against distance between nodes, ratDist (Servet 3.0)
+
+    One process per node; for every distance d all of them send to the node d
+    further on at once, so the links are congested as in a real code
+    (docs/network.md)."""
+
     name = "distance"
-    title = "network bandwidth against distance between nodes, ratDist (Servet 3.0)"
     record_type = DistanceRecord
 
-    def run(self, ctx: Context) -> DistanceRecord:
-        o: NetworkOptions = ctx.options
-        layout = _layout_or_skip(ctx.comm, ctx.topology)
-        result = distance_benchmark(ctx.comm, o.nodes, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
-        return DistanceRecord(
-            name=self.name,
-            parameters=DistanceParameters(nodes=result.nodes, nodes_in_job=len(layout), size=o.size, cap_s=o.cap_s,
-                                          rse_target=o.rse,
-                                          pattern="one process per node; every process p sends to (p + d) mod N "
-                                                  "at once",
-                                          node_order=[n["host"] for n in layout[:result.nodes]]),
-            raw=_samples(result.samples),
-            derived=DistanceDerived(nodes=result.nodes, size=result.size, distances=result.distances,
-                                    bandwidth=_by_str(result.bandwidth), rat_dist=_by_str(result.rat_dist)),
-            units=UNITS, warnings=[])
+    def measure(self, ctx: Context, o: NetworkOptions):
+        return distance_benchmark(ctx.comm, o.nodes, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
+
+    def record_of(self, o: NetworkOptions, layout: list, result) -> Record:
+        parameters = DistanceParameters(nodes=result.nodes, nodes_in_job=len(layout), size=o.size, cap_s=o.cap_s,
+                                        rse_target=o.rse,
+                                        pattern="one process per node; every process p sends to (p + d) mod N "
+                                                "at once",
+                                        node_order=[n["host"] for n in layout[:result.nodes]])
+        return self._record(parameters, DistanceDerived(nodes=result.nodes, size=result.size,
+                                                        distances=result.distances,
+                                                        bandwidth=_by_str(result.bandwidth),
+                                                        rat_dist=_by_str(result.rat_dist)), result)
 
     def summary(self, record: DistanceRecord) -> list:
         d = record.derived
-        lines = [f"network degradation with distance ({d.nodes} nodes, one process each, "
-                 f"{format_size(d.size)} messages, all sending at once)",
-                 f"  {'distance':>8}{'bandwidth':>14}{'ratDist':>9}"]
-        for dist in d.distances:
-            lines.append(f"  {dist:>8}{d.bandwidth[str(dist)] / 1e6:>10.1f} MB/s{d.rat_dist[str(dist)]:>9.2f}")
-        return lines
+        return [f"network degradation with distance ({d.nodes} nodes, one process each, "
+                f"{format_size(d.size)} messages, all sending at once)",
+                f"  {'distance':>8}{'bandwidth':>14}{'ratDist':>9}",
+                *(f"  {k:>8}{_rate(d.bandwidth, d.rat_dist, k, 9)}" for k in d.distances)]
 
     def plot(self, record: DistanceRecord):
         return distance_figure(record)
 
 
 class NetworkAccessBenchmark(_NetworkBenchmark):
+    """network bandwidth against processes per node, ratNC (Servet 3.0)
+
+    2 x NC processes in all, k per node on 2NC / k nodes, each sending to
+    the same process of the next node: how the network degrades as more
+    processes of a node use it (docs/network.md)."""
+
     name = "network-access"
-    title = "network bandwidth against processes per node, ratNC (Servet 3.0)"
     record_type = AccessRecord
 
-    def run(self, ctx: Context) -> AccessRecord:
-        o: NetworkOptions = ctx.options
-        layout = _layout_or_skip(ctx.comm, ctx.topology)
-        result = network_access_benchmark(ctx.comm, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
-        return AccessRecord(
-            name=self.name,
-            parameters=AccessParameters(nodes_in_job=len(layout), ranks_per_node=[len(n["ranks"]) for n in layout],
-                                        size=o.size, cap_s=o.cap_s, rse_target=o.rse,
-                                        pattern="k processes per node on 2NC/k nodes, each sends to the same-index "
-                                                "process of the next node"),
-            raw=_samples(result.samples),
-            derived=AccessDerived(total=result.total, size=result.size, per_node=result.per_node,
-                                  nodes_used=_by_str(result.nodes_used), bandwidth=_by_str(result.bandwidth),
-                                  rat_nc=_by_str(result.rat_nc), notes=result.notes,
-                                  mapping_rule=mapping_rule(result.rat_nc)),
-            units=UNITS, warnings=list(result.notes))
+    def measure(self, ctx: Context, o: NetworkOptions):
+        return network_access_benchmark(ctx.comm, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
+
+    def record_of(self, o: NetworkOptions, layout: list, result) -> Record:
+        parameters = AccessParameters(nodes_in_job=len(layout), ranks_per_node=[len(n["ranks"]) for n in layout],
+                                      size=o.size, cap_s=o.cap_s, rse_target=o.rse,
+                                      pattern="k processes per node on 2NC/k nodes, each sends to the same-index "
+                                              "process of the next node")
+        derived = AccessDerived(total=result.total, size=result.size, per_node=result.per_node,
+                                nodes_used=_by_str(result.nodes_used), bandwidth=_by_str(result.bandwidth),
+                                rat_nc=_by_str(result.rat_nc), notes=result.notes,
+                                mapping_rule=mapping_rule(result.rat_nc))
+        return self._record(parameters, derived, result, result.notes)
 
     def summary(self, record: AccessRecord) -> list:
         d = record.derived
         lines = [f"network degradation with processes per node ({d.total} processes, "
                  f"{format_size(d.size)} messages to the next node)",
-                 f"  {'per node':>8}{'nodes':>7}{'bandwidth':>14}{'ratNC':>8}"]
-        for k in d.per_node:
-            lines.append(f"  {k:>8}{d.nodes_used[str(k)]:>7}{d.bandwidth[str(k)] / 1e6:>10.1f} MB/s"
-                         f"{d.rat_nc[str(k)]:>8.2f}")
+                 f"  {'per node':>8}{'nodes':>7}{'bandwidth':>14}{'ratNC':>8}",
+                 *(f"  {k:>8}{d.nodes_used[str(k)]:>7}{_rate(d.bandwidth, d.rat_nc, k, 8)}" for k in d.per_node)]
         rule = d.mapping_rule
         if rule.first_over_threshold:
             lines.append(f"  mapping rule: ratNC > {rule.threshold} from {rule.first_over_threshold} processes "

@@ -14,11 +14,15 @@ def _by_int(table: dict) -> dict:
 
 @dataclass(kw_only=True)
 class NetworkRaw(Mapping):
+    """Raw seconds per iteration of every measuring rank, by distance or
+    by processes per node."""
     samples: dict[str, Any]             #: distance or processes per node -> seconds (ranks x iterations)
 
 
 @dataclass(kw_only=True)
 class DistanceParameters(Mapping):
+    """How the distance benchmark ran: nodes used and in the job,
+    message size (bytes), time cap, precision and the node order."""
     nodes: int
     nodes_in_job: int
     size: int
@@ -30,6 +34,8 @@ class DistanceParameters(Mapping):
 
 @dataclass(kw_only=True)
 class DistanceDerived(Mapping):
+    """Bandwidth (bytes/s) and ratDist per distance between nodes
+    (Servet 3.0, section 4.1)."""
     nodes: int
     size: int                           #: bytes per message
     distances: list[int]
@@ -43,6 +49,8 @@ class DistanceDerived(Mapping):
 
 @dataclass(kw_only=True)
 class DistanceRecord(Record):
+    """The `distance` benchmark's record: network bandwidth against
+    distance between nodes (ratDist)."""
     parameters: DistanceParameters
     raw: NetworkRaw
     derived: DistanceDerived
@@ -50,6 +58,8 @@ class DistanceRecord(Record):
 
 @dataclass(kw_only=True)
 class AccessParameters(Mapping):
+    """How the network-access benchmark ran: nodes and ranks per node
+    of the job, message size (bytes), time cap and precision."""
     nodes_in_job: int
     ranks_per_node: list[int]
     size: int
@@ -70,6 +80,8 @@ class MappingRule(Mapping):
 
 @dataclass(kw_only=True)
 class AccessDerived(Mapping):
+    """Bandwidth (bytes/s) and ratNC per number of processes per node
+    using the network (Servet 3.0, section 4.2), and the mapping rule."""
     total: int
     size: int
     per_node: list[int]
@@ -86,6 +98,8 @@ class AccessDerived(Mapping):
 
 @dataclass(kw_only=True)
 class AccessRecord(Record):
+    """The `network-access` benchmark's record: network bandwidth
+    against processes per node (ratNC)."""
     parameters: AccessParameters
     raw: NetworkRaw
     derived: AccessDerived
