@@ -182,15 +182,6 @@ class Benchmark:
         """A matplotlib Figure of the record."""
         raise NotImplementedError
 
-    # ---- helpers -----------------------------------------------------------------------
-
-    def check_options(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
-        """`check`, with a one-line OptionError for options of the wrong type."""
-        if not isinstance(options, self.options_type):
-            raise OptionError("options", f"of {self.name} must be {self.options_type.__name__}, "
-                                         f"got {type(options).__name__}")
-        return self.check(options, topology, job)
-
 
 def _default_text(default: Any, spec: CliFlag) -> str:
     if isinstance(default, bool):

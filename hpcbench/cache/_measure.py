@@ -26,7 +26,7 @@ from scipy.stats import trim_mean
 from .. import _core, _validate
 from .._errors import OptionError
 from .._format import format_size
-from .._memory import PAGE_MODES, SAFE_MEMORY_SHARE, safe_memory_limit
+from .._memory import SAFE_MEMORY_SHARE, page_mode, safe_memory_limit
 from ..topology import Topology, bound_to
 from ._analysis import refinement_sizes
 from ._options import CacheOptions
@@ -100,8 +100,7 @@ def check_parameters(min_size, max_size, stride, passes, samples, order, pages, 
     _validate.positive_int("min_accesses", min_accesses)
     if order not in ("auto",) + tuple(ORDERS):
         raise OptionError("order", f"must be auto, sequential, random or windowed, got {order!r}")
-    if pages not in PAGE_MODES:
-        raise OptionError("pages", f"must be normal, huge or system, got {pages!r}")
+    page_mode(pages)
     return min_size, max_size, stride
 
 
@@ -137,7 +136,7 @@ def per_size(samples: np.ndarray) -> np.ndarray:
 
 def choose_order(max_size, stride, pages, min_accesses):
     """Time the largest array both ways; see PREFETCH_RATIO."""
-    common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=PAGE_MODES[pages])
+    common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=page_mode(pages))
     seq = float(np.median(_core.traverse(max_size, stride, order=0, **common)[0]))
     rnd = float(np.median(_core.traverse(max_size, stride, order=1, seed=7, **common)[0]))
     order = "windowed" if seq < PREFETCH_RATIO * rnd else "sequential"
@@ -157,7 +156,7 @@ def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, w
             size = sizes[i]
             t, n, a = _core.traverse(int(size), stride, order=ORDERS[order], seed=seed + 7919 * p + i,
                                      min_accesses=min_accesses, warmup=warmup, samples=samples,
-                                     page_mode=PAGE_MODES[pages], window_bytes=window)
+                                     page_mode=page_mode(pages), window_bytes=window)
             cyc[i, p], ns[i, p], acc[i] = t, n, a
         if progress:
             progress(f"{label}: pass {p + 1}/{passes} done")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._memory import PAGE_MODES
+from .._memory import page_mode
 from ._measure import ORDERS
 
 
@@ -31,7 +31,7 @@ def measure_co_runs(plan, corun_size: int, stride: int = 1024, order: str = "win
     alone, together = np.empty(shape), np.empty(shape)
     rng = np.random.default_rng(seed)
     common = dict(order=ORDERS[order], min_accesses=min_accesses, warmup=1, samples=samples,
-                  page_mode=PAGE_MODES[pages], window_bytes=window)
+                  page_mode=page_mode(pages), window_bytes=window)
     for r in range(rounds):
         for i in map(int, rng.permutation(len(pairs))):
             a, b = pairs[i]

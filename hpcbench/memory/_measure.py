@@ -11,7 +11,7 @@ import numpy as np
 from .. import _core, _validate
 from .._errors import OptionError
 from .._format import format_size
-from .._memory import PAGE_MODES, safe_memory_limit
+from .._memory import page_mode, safe_memory_limit
 from ._options import MemoryOptions
 
 _D = MemoryOptions()
@@ -48,7 +48,7 @@ def copy_bandwidth(pus, array_bytes: int, repetitions: int = _D.repetitions, war
                    pages: str = _D.pages):
     """Run the copy on every PU of `pus` at once; bytes per second of each
     member in each repetition, shape (members, repetitions)."""
-    ns, _ticks = _core.copy_team(list(pus), array_bytes, repetitions, warmup=warmup, page_mode=PAGE_MODES[pages])
+    ns, _ticks = _core.copy_team(list(pus), array_bytes, repetitions, warmup=warmup, page_mode=page_mode(pages))
     return 2.0 * array_bytes / (ns * 1e-9)
 
 
