@@ -15,6 +15,8 @@ import socket
 import sys
 import time
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 from . import _machine, _registry
 from ._errors import Skipped
@@ -23,6 +25,7 @@ from ._protocol import Benchmark, Context, Job
 from ._record import Record
 from ._results import Results, check_writable
 from ._timer import calibration
+from .topology import Topology
 
 
 def _progress_printer():
@@ -52,10 +55,12 @@ def run_benchmark(bench: Benchmark, ctx: Context) -> Record:
     return record
 
 
-def run_suite(names, options: dict, output: str, comm, topology, quiet: bool = False, on_record=None,
-              job: Job | None = None) -> Results | None:
-    """Run the benchmarks `names` (with `options`: name -> checked options)
-    on every node of `comm`; rank 0 returns the Results, the others None."""
+def run_suite(names: list[str], options: dict, output: str, comm: Any, topology: Topology, quiet: bool = False,
+              on_record: Callable[[Record], None] | None = None, job: Job | None = None) -> Results | None:
+    """Run the benchmarks `names` (with `options`: name -> checked options of
+    that benchmark's options type) on every node of `comm` (an mpi4py
+    intracommunicator), writing the results file `output` after each one;
+    rank 0 returns the Results, the others None."""
     rank = comm.Get_rank()
     membership = node_membership(comm)
     hosts = comm.gather(socket.gethostname(), root=0)

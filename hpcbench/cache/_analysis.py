@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
 from .. import _validate
@@ -72,13 +73,13 @@ class Rise:
     cut_after: bool = False   #: end is a valley cut, not a plateau
 
 
-def gradient(cycles) -> np.ndarray:
+def gradient(cycles: npt.ArrayLike) -> np.ndarray:
     """C[k+1] / C[k] for k = 0 .. n-2, as in the paper's Fig. 2(b)."""
     c = np.asarray(cycles, dtype=float)
     return c[1:] / c[:-1]
 
 
-def monotone_fit(values) -> np.ndarray:
+def monotone_fit(values: npt.ArrayLike) -> np.ndarray:
     """Least-squares non-decreasing fit (SciPy's isotonic regression)."""
     return isotonic_regression(np.asarray(values, dtype=float), increasing=True).x
 
@@ -123,7 +124,8 @@ def _merge_weak_pieces(pieces, fit, grad):
     return pieces
 
 
-def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_MIN_RISE, sizes=None):
+def find_rises(cycles: npt.ArrayLike, step_threshold: float = DEFAULT_STEP_THRESHOLD,
+               min_rise: float = DEFAULT_MIN_RISE, sizes: npt.ArrayLike | None = None) -> list[Rise]:
     """Rises of the monotone fit, as Rise(start, end, factor) in sweep order:
     runs of consecutive steps rising by more than `step_threshold`, split at
     gradient valleys, that climb by at least `min_rise` overall."""
@@ -158,7 +160,7 @@ def find_rises(cycles, step_threshold=DEFAULT_STEP_THRESHOLD, min_rise=DEFAULT_M
     return rises
 
 
-def refinement_sizes(sizes, cycles, stride: int = 1024, linear_from: int = 2 << 20,
+def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 1024, linear_from: int = 2 << 20,
                      linear_step: int = 256 << 10, per_octave: int = 8, fine_steps: int = 64,
                      max_per_rise: int = 24,
                      step_threshold: float = DEFAULT_STEP_THRESHOLD,
@@ -224,10 +226,11 @@ def _simplest_below(sizes, limit):
     return min(near, key=lambda x: (significant_bits(x), -x))
 
 
-def estimate_levels(sizes, cycles, page_size: int = 4096, refined=None,
+def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 4096,
+                    refined: npt.ArrayLike | None = None,
                     step_threshold: float = DEFAULT_STEP_THRESHOLD,
                     min_rise: float = DEFAULT_MIN_RISE, model: str = "lines",
-                    selection: str = "simplest") -> list:
+                    selection: str = "simplest") -> list[CacheLevel]:
     """Cache levels, smallest first, from sizes (bytes) and cycles per access.
 
     Returns a list of CacheLevel with .level, .size (bytes) and .method

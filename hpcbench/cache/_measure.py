@@ -18,6 +18,7 @@ rise, so that neighbouring points share the same conditions.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,7 +57,7 @@ class CacheSweep:
         return iter((self.sizes, self.cycles))
 
 
-def default_max_size(topology) -> int:
+def default_max_size(topology: Topology) -> int:
     """About twice the largest data cache hwloc reports (64 MiB if none),
     a multiple of 1 MiB, within the safe share of available memory."""
     caches = [c.size for c in topology.caches if c.kind != "instruction"]
@@ -78,7 +79,8 @@ def sweep_sizes(min_size: int, max_size: int, stride: int) -> np.ndarray:
     return np.array([x for x in sizes if x % stride == 0], dtype=np.int64)
 
 
-def check_parameters(min_size, max_size, stride, passes, samples, order, pages, min_accesses):
+def check_parameters(min_size: int, max_size: int, stride: int, passes: int, samples: int, order: str, pages: str,
+                     min_accesses: int) -> tuple[int, int, int]:
     """Validate measure()'s arguments; raises OptionError naming the parameter."""
     stride = _validate.positive_int("stride", stride)
     if stride % 4:
@@ -104,7 +106,7 @@ def check_parameters(min_size, max_size, stride, passes, samples, order, pages, 
     return min_size, max_size, stride
 
 
-def check_pu(pu, topology: Topology) -> int:
+def check_pu(pu: int, topology: Topology) -> int:
     """The PU to bind the sweep to must be one hwloc lists for this process."""
     if pu not in topology.pu_indexes:
         raise OptionError("pu", f"must be one of this machine's PUs {topology.pu_indexes}, got {pu!r}")
@@ -134,7 +136,7 @@ def per_size(samples: np.ndarray) -> np.ndarray:
     return out
 
 
-def choose_order(max_size, stride, pages, min_accesses):
+def choose_order(max_size: int, stride: int, pages: str, min_accesses: int) -> tuple[str, dict]:
     """Time the largest array both ways; see PREFETCH_RATIO."""
     common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=page_mode(pages))
     seq = float(np.median(_core.traverse(max_size, stride, order=0, **common)[0]))
@@ -167,7 +169,7 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
             order: str = _D.order, passes: int = _D.passes, samples: int = _D.samples,
             min_accesses: int = _D.min_accesses, warmup: int = _D.warmup, pu: int | None = _D.pu,
             pages: str = _D.pages, refine: bool = _D.refine, seed: int = _D.seed, window: int = _D.window,
-            topology: Topology | None = None, progress=None) -> CacheSweep:
+            topology: Topology | None = None, progress: Callable[[str], None] | None = None) -> CacheSweep:
     """Sweep array sizes and time dependent loads through them.
 
     Sizes (bytes) double from min_size up to 2 MiB, then grow by 1 MiB up to

@@ -3,13 +3,16 @@ report draw these)."""
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._plot import as_float, heatmap, new_figure
 from ._analysis import monotone_fit
 from ._records import CacheRecord, SharedCachesRecord
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def _kib(values) -> np.ndarray:
@@ -64,12 +67,14 @@ def pass_spread(record: CacheRecord) -> np.ndarray:
 
 
 def plot_spread(record: CacheRecord, ax: Any) -> None:
+    """Spread of each size's passes (%): how much to trust each point."""
     ax.semilogx(_kib(record.raw.sizes), 100 * pass_spread(record), ".", base=2)
     ax.set_xlabel("array size (KiB)")
     ax.set_ylabel("spread across passes (%)")
 
 
-def cache_figure(record: CacheRecord):
+def cache_figure(record: CacheRecord) -> Figure:
+    """The cache figure: time per access with the levels, the gradient, and the pass-to-pass spread."""
     fig, axes = new_figure(3, 1, (9, 10))
     plot_latency(record, axes[0, 0])
     plot_gradient(record, axes[1, 0])
@@ -88,7 +93,7 @@ def sharing_matrix(record: SharedCachesRecord, index: int) -> np.ndarray:
     return matrix
 
 
-def plot_sharing(record: SharedCachesRecord, axes) -> None:
+def plot_sharing(record: SharedCachesRecord, axes: Any) -> None:
     """One heat map of co-run ratios per cache level, with both verdicts in the title."""
     pus = record.parameters.pus
     for i, (ax, lv) in enumerate(zip(axes, record.derived.levels)):
@@ -98,7 +103,8 @@ def plot_sharing(record: SharedCachesRecord, axes) -> None:
                 pus, pus, vmin=1, vmax=max(2.5, float(np.nanmax(matrix, initial=1.0))), colorbar="co-run ratio")
 
 
-def shared_figure(record: SharedCachesRecord):
+def shared_figure(record: SharedCachesRecord) -> Figure:
+    """The shared-caches figure: one co-run ratio heat map per cache level."""
     n = max(len(record.derived.levels), 1)
     fig, axes = new_figure(1, n, (4 * n, 3.8))
     plot_sharing(record, axes[0])

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import binom
 
 #: Associativities tried. Real caches use 1-24, 32 and a few larger values.
@@ -54,7 +55,7 @@ def candidate_sizes(low: float, high: float, granule: int = 1024) -> np.ndarray:
     return arr[(arr >= low) & (arr <= high)]
 
 
-def binomial_tail(n, p, k) -> np.ndarray:
+def binomial_tail(n: npt.ArrayLike, p: npt.ArrayLike, k: npt.ArrayLike) -> np.ndarray:
     """P(X > k) for X ~ B(n, p), elementwise with broadcasting (SciPy's
     survival function, accurate for the large n and small p here). n is a
     count of pages: a fractional count (an array ending inside a page) means
@@ -81,7 +82,8 @@ def miss_rates(cycles: np.ndarray) -> np.ndarray:
 MODELS = ("lines", "paper")
 
 
-def predicted_miss_rate(pages, p, ways, model="lines"):
+def predicted_miss_rate(pages: npt.ArrayLike, p: npt.ArrayLike, ways: npt.ArrayLike,
+                        model: str = "lines") -> np.ndarray:
     """Expected miss rate for NP = `pages` pages, page-set probability p."""
     if model == "paper":
         return binomial_tail(pages, p, ways)
@@ -104,8 +106,9 @@ NORMALISATIONS = ("fit", "range")
 DEFAULT_TOLERANCE = 0.25
 
 
-def estimate_size(sizes, cycles, page_size: int = 4096, ways=DEFAULT_WAYS,
-                  candidates=None, model: str = "lines", selection: str = "simplest",
+def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 4096,
+                  ways: npt.ArrayLike = DEFAULT_WAYS,
+                  candidates: npt.ArrayLike | None = None, model: str = "lines", selection: str = "simplest",
                   tolerance: float = DEFAULT_TOLERANCE, normalisation: str = "fit") -> ProbabilisticFit:
     """Estimate one physically indexed cache size from a range of the sweep.
 

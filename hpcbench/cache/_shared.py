@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 import numpy as np
+import numpy.typing as npt
 
-from ..topology import components, hwloc_shares_cache
+from ..topology import PairPlan, Topology, components, hwloc_shares_cache
 from ._records import PairRatio, SharedLevelRecord
 
 #: Servet's threshold and co-run share of the cache size.
@@ -42,7 +43,7 @@ CORUN_SHARE = 2.0 / 3.0
 MIN_EXPECTED_RATIO = 1.3
 
 
-def curve_at(sizes, cycles, size) -> float:
+def curve_at(sizes: npt.ArrayLike, cycles: npt.ArrayLike, size: float) -> float:
     """Cycles per access at `size`, interpolated on log2(size); clamped to
     the ends of the measured range."""
     sizes = np.asarray(sizes, dtype=float)
@@ -50,7 +51,8 @@ def curve_at(sizes, cycles, size) -> float:
     return float(np.interp(math.log2(size), np.log2(sizes), cycles))
 
 
-def choose_corun_size(cache_size: int, onset=None, stride: int = 1024, sizes=None, cycles=None) -> tuple:
+def choose_corun_size(cache_size: int, onset: int | None = None, stride: int = 1024, sizes: npt.ArrayLike | None = None,
+                      cycles: npt.ArrayLike | None = None) -> tuple[int, float | None]:
     """(s, expected_ratio) for one level: s = (2/3) * cache_size, capped at
     the onset of misses, rounded down to the stride; expected_ratio =
     C(2s) / C(s) from the single-core curve, or None without a curve."""
@@ -61,12 +63,12 @@ def choose_corun_size(cache_size: int, onset=None, stride: int = 1024, sizes=Non
         s = min(s, int(onset))
     s = max(stride, s // stride * stride)
     expected = None
-    if sizes is not None and cycles is not None and len(sizes) >= 2:
+    if sizes is not None and cycles is not None and np.size(sizes) >= 2:
         expected = curve_at(sizes, cycles, 2 * s) / curve_at(sizes, cycles, s)
     return s, expected
 
 
-def decision_threshold(expected, requested=None) -> tuple:
+def decision_threshold(expected: float | None, requested: float | None = None) -> tuple[float, bool]:
     """(threshold, decidable). `requested` (a number) overrides the rule."""
     if requested is not None:
         return float(requested), True
@@ -77,7 +79,7 @@ def decision_threshold(expected, requested=None) -> tuple:
     return min(PAPER_THRESHOLD, math.sqrt(expected)), True
 
 
-def co_run_ratio(alone, together) -> float:
+def co_run_ratio(alone: npt.ArrayLike, together: npt.ArrayLike) -> float:
     """Servet's ratio for one pair: time per access of the pair running at
     once over the same cores running alone. Both are arrays (rounds, members,
     samples): the minimum over samples (interference only adds time), the
@@ -88,7 +90,7 @@ def co_run_ratio(alone, together) -> float:
     return float(np.median(per_round))
 
 
-def infer_verdicts(verdict: dict, plan) -> dict:
+def infer_verdicts(verdict: dict, plan: PairPlan) -> dict:
     """Every pair's verdict: measured where tested; in auto mode, the verdict
     of its relation's representative elsewhere."""
     out = {}
@@ -101,14 +103,15 @@ def infer_verdicts(verdict: dict, plan) -> dict:
     return out
 
 
-def hwloc_groups(topology, pus, level: int) -> list:
+def hwloc_groups(topology: Topology, pus: list[int], level: int) -> list:
     """The groups of `pus` that share one cache of `level` according to hwloc."""
     edges = [(a, b) for i, a in enumerate(pus) for b in pus[i + 1:] if hwloc_shares_cache(topology, a, b, level)]
     return components(edges, pus)
 
 
-def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: dict, plan, topology=None,
-                          threshold=None, expected_ratio=None) -> SharedLevelRecord:
+def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: dict, plan: PairPlan,
+                          topology: Topology | None = None, threshold: float | None = None,
+                          expected_ratio: float | None = None) -> SharedLevelRecord:
     """Sharing pairs, groups and disagreements for one level, as the record keeps them.
 
     ratios: tested pair -> co-run ratio. plan: the PairPlan that chose the

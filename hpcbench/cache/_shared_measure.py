@@ -10,16 +10,23 @@ few pairs, and the ratio takes the median over rounds.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .. import _core
 from .._memory import page_mode
+from ..topology import PairPlan
 from ._measure import ORDERS
+from ._options import CacheOptions, SharedOptions
+
+_C, _S = CacheOptions(), SharedOptions()
 
 
-def measure_co_runs(plan, corun_size: int, stride: int = 1024, order: str = "windowed", window: int = 128 << 10,
-                    pages: str = "normal", samples: int = 3, rounds: int = 3, min_accesses: int = 1 << 18,
-                    seed: int = 1, progress=None, label: str = "") -> dict:
+def measure_co_runs(plan: PairPlan, corun_size: int, stride: int = _C.stride, order: str = "windowed",
+                    window: int = _C.window, pages: str = _C.pages, samples: int = _S.samples,
+                    rounds: int = _S.rounds, min_accesses: int = 1 << 18, seed: int = _S.seed,
+                    progress: Callable[[str], None] | None = None, label: str = "") -> dict:
     """Raw co-run samples for the plan's tested pairs at one array size.
 
     Returns {"pairs": [...], "alone": array (pairs, rounds, 2, samples),

@@ -22,6 +22,7 @@ COMMANDS = {"run": cmd_run, "list": cmd_list, "show": cmd_show, "degr": cmd_degr
 
 
 def build_parser() -> Parser:
+    """The parser of every command; `run`'s flags come from the registry."""
     parser = Parser(prog="hpcbench", description="Characterise HPC nodes and clusters by benchmarking them.")
     parser.add_argument("--version", action="version", version=f"hpcbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -35,7 +36,9 @@ def _is_rank_zero() -> bool:
     return mpi is None or not mpi.Is_initialized() or mpi.COMM_WORLD.Get_rank() == 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line `argv` (default sys.argv[1:]); returns the exit
+    status: 0, 1 when a benchmark failed, 2 for usage errors."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

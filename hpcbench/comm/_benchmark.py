@@ -87,6 +87,8 @@ def _hops(comm, common: dict) -> tuple:
     raw = []
     for n in range(1, max_hops(size) + 1):
         peer = hop_node(0, n, size)
+        if peer is None:          # n hops away lies outside the job
+            break
         sweep = kernels.pingpong(comm, HOP_SIZES, peer=peer, test_rank=0, **common)
         raw.append({"hops": n, "peer": peer, **to_plain(sweep.to_samples())})
         points.extend(HopPoint(size=int(s), hops=n, median=float(t)) for s, t in zip(sweep.sizes, sweep.median))
@@ -186,7 +188,7 @@ class CommBenchmark(Benchmark):
                         layers=LayerSamples(probe_size=probe,
                                             latencies=[PairLatency(pair=list(p), latency=t)
                                                        for p, t in latencies.items()],
-                                            sweeps=[layer.sweep.to_samples() for layer in layers])),
+                                            sweeps=[layer.sweep.to_samples() for layer in layers if layer.sweep])),
             derived=CommDerived(echo=fits["echo"], exchange=fits["exchange"], broadcast=fits["broadcast"],
                                 global_sum=fits["global_sum"],
                                 barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,

@@ -15,14 +15,19 @@ every timed loop. Times are seconds, sizes bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _core
 from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
 from .._timer import ticks_per_second
 from ._sweep import SizeSweep, check_sizes, message_sizes
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
 
 _NONE = -1   # "this rank sits out" for the C kernels
 
@@ -60,8 +65,8 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
     return comm.bcast(result, root=test_rank)
 
 
-def pingpong(comm, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE,
-             cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+def pingpong(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
+             rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
     """CoMet's echo between test_rank and peer: one-way time (round trip / 2)
     per message size (default 0 B and 1 B .. 4 MiB in powers of two)."""
     _pair(comm, test_rank, peer)
@@ -69,8 +74,8 @@ def pingpong(comm, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = D
                       f"one-way time (round trip / 2) measured on rank {test_rank}, peer {peer}", True)
 
 
-def exchange(comm, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE,
-             cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+def exchange(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
+             rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
     """CoMet's pairwise exchange: both ranks send at once; time of one
     exchange on test_rank."""
     _pair(comm, test_rank, peer)
@@ -98,7 +103,8 @@ def _collective_sweep(comm, kernel, call_for, sizes, rse, cap_s, statistic):
 COLLECTIVE_NOTE = "an untimed MPI_Barrier precedes every iteration"
 
 
-def bcast(comm, sizes=None, root: int = 0, rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+def bcast(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, root: int = 0, rse: float = DEFAULT_RSE,
+          cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
     """CoMet's broadcast from `root`: per iteration, the slowest rank's time."""
     check_comm(comm)
     check_rank(comm, "root", root)
@@ -109,7 +115,8 @@ def bcast(comm, sizes=None, root: int = 0, rse: float = DEFAULT_RSE, cap_s: floa
                              + COLLECTIVE_NOTE)
 
 
-def allreduce(comm, lengths=None, rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+def allreduce(comm: MPI.Intracomm, lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE,
+              cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
     """CoMet's global sum of a vector of `length` doubles on every rank; sizes
     in the result are bytes (8 x length)."""
     check_comm(comm)
@@ -138,13 +145,13 @@ class BarrierTimes:
         return float(np.median(self.samples))
 
 
-def barrier(comm, iterations: int = 1000, warmup: int = 100) -> BarrierTimes:
+def barrier(comm: MPI.Intracomm, iterations: int = 1000, warmup: int = 100) -> BarrierTimes:
     """CoMet's global synchronisation: minimum and typical barrier time."""
     check_comm(comm)
     ns = collectively(comm, _core.barrier_times, comm, warmup, iterations)
-    everyone = comm.gather(ns * 1e-9, root=0)
+    everyone = comm.gather(ns * 1e-9, root=0)       # None except on rank 0
     result = None
-    if comm.Get_rank() == 0:
+    if everyone is not None:
         table = np.vstack(everyone)
         result = BarrierTimes(table.max(axis=0), table)
     return comm.bcast(result, root=0)
@@ -165,7 +172,7 @@ class DaxpyRate:
         return 2.0 * self.lengths / self.median
 
 
-def daxpy(lengths=None, rse: float = DEFAULT_RSE, cap_s: float = 0.05) -> DaxpyRate:
+def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s: float = 0.05) -> DaxpyRate:
     """DAXPY (y += a*x) time per vector length on the calling thread (no MPI)."""
     if lengths is None:
         lengths = 2 ** np.arange(4, 21)
@@ -209,8 +216,8 @@ class OverlapGrid:
         return np.where(hideable >= MEASURABLE_SHARE * self.times["blocking"], percent, np.nan)
 
 
-def overlap(comm, vector_lengths=None, sizes=None, peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE,
-            cap_s: float = 0.1) -> OverlapGrid:
+def overlap(comm: MPI.Intracomm, vector_lengths: npt.ArrayLike | None = None, sizes: npt.ArrayLike | None = None,
+            peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE, cap_s: float = 0.1) -> OverlapGrid:
     """CoMet's overlap kernel on test_rank and peer: pairwise exchange then
     DAXPY (blocking) against Irecv/Isend, DAXPY, Waitall, with exchange alone
     and DAXPY alone, over vector lengths x message sizes."""
@@ -246,7 +253,8 @@ class Contention:
     load_bandwidth: float        #: bytes/s the load pair moved while the echo ran
 
 
-def contention(comm, sizes, load_size: int, echo_pair=(1, 2), load_pair=(0, 3), iterations: int = 200) -> Contention:
+def contention(comm: MPI.Intracomm, sizes: npt.ArrayLike, load_size: int, echo_pair: tuple[int, int] = (1, 2),
+               load_pair: tuple[int, int] = (0, 3), iterations: int = 200) -> Contention:
     """CoMet's echo with contention: echo_pair runs echo (first rank
     initiates) while load_pair streams messages of load_size bytes."""
     check_comm(comm)

@@ -16,26 +16,32 @@ from __future__ import annotations
 import itertools
 import socket
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _core
 from .._collective import collectively
 from .._grouping import split_at_gaps
 from .._nodes import node_membership
 from .._timer import ticks_per_second
-from ..topology import relation
+from ..topology import Topology, relation
 from ._kernels import pingpong
 from ._models import regional_fit
 from ._records import LayerRecord, LayerScalability, Placement
 from ._sweep import SizeSweep
 
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
 #: Latencies within this relative gap of each other stay in one layer.
 DEFAULT_TOLERANCE = 0.20
 
 
-def gather_placement(comm) -> list:
+def gather_placement(comm: MPI.Intracomm) -> list[Placement]:
     """Every rank's Placement: host name, node (the lowest rank sharing
     memory with it, hpcbench._nodes) and bound PUs. Collective."""
     node = node_membership(comm).leader
@@ -43,7 +49,7 @@ def gather_placement(comm) -> list:
     return comm.allgather(mine)
 
 
-def pair_name(a: Placement, b: Placement, topology) -> str:
+def pair_name(a: Placement, b: Placement, topology: Topology) -> str:
     """What separates two ranks, from their placements and the node's hwloc
     topology (nodes are assumed alike)."""
     if a.node != b.node or a.host != b.host:
@@ -86,7 +92,7 @@ class Layer:
                            summary=self.sweep.summary())
 
 
-def group_layers(latencies: dict, names: dict, tolerance: float = DEFAULT_TOLERANCE) -> list:
+def group_layers(latencies: dict, names: dict, tolerance: float = DEFAULT_TOLERANCE) -> list[Layer]:
     """Layers of pairs with similar latency, fastest first; the
     representative is the layer's first pair in rank order."""
     layers = []
@@ -97,7 +103,7 @@ def group_layers(latencies: dict, names: dict, tolerance: float = DEFAULT_TOLERA
     return layers
 
 
-def disjoint_pairs(pairs) -> list:
+def disjoint_pairs(pairs: Iterable[tuple]) -> list:
     """A greedy set of pairs without a common rank: each rank sends one
     message at a time in the scalability test."""
     used: set = set()
@@ -118,7 +124,7 @@ def scalability_counts(n: int) -> list:
     return counts + [n] if n >= 1 else []
 
 
-def measure_concurrent(comm, pairs, size: int, iterations: int = 200, warmup: int = 20) -> float:
+def measure_concurrent(comm: MPI.Intracomm, pairs: list, size: int, iterations: int = 200, warmup: int = 20) -> float:
     """Mean over `pairs` of each initiator's median one-way time while all
     pairs run echo at once (a common barrier starts them)."""
     rank = comm.Get_rank()
@@ -134,8 +140,9 @@ def measure_concurrent(comm, pairs, size: int, iterations: int = 200, warmup: in
     return float(np.mean(medians))
 
 
-def measure_layers(comm, topology, probe_size: int, sizes, tolerance: float = DEFAULT_TOLERANCE,
-                   cap_s: float = 0.05, progress=None):
+def measure_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, sizes: npt.ArrayLike,
+                   tolerance: float = DEFAULT_TOLERANCE, cap_s: float = 0.05,
+                   progress: Callable[[str], None] | None = None) -> tuple[list, dict, list[Layer]]:
     """All-pairs latency at probe_size, layers, a sweep per layer and its
     scalability. Collective; returns (placement, latencies, layers) on every rank."""
     placement = gather_placement(comm)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 
 def gray(i: int) -> int:
+    """The reflected Gray code of i: neighbours in i differ in one bit."""
     return i ^ (i >> 1)
 
 
@@ -62,10 +63,11 @@ class Mesh:
 
 
 def make_mesh(size: int) -> Mesh:
+    """The mesh of `size` ranks, as square as possible (see mesh_dims)."""
     return Mesh(*mesh_dims(size))
 
 
-def hop_node(rank: int, hops: int, size: int):
+def hop_node(rank: int, hops: int, size: int) -> int | None:
     """The rank `hops` links away from `rank` in a hypercube of `size` ranks
     (flip the lowest `hops` bits), or None if it lies outside."""
     if hops < 0:

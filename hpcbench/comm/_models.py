@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import f as f_distribution
 
 from ._records import HopModelRecord, RegionRecord
@@ -63,7 +64,8 @@ class Linear:
         """Hockney's n_1/2 = t0 / tb: the size at half the asymptotic bandwidth."""
         return self.t0 / self.tb if self.tb > 0 else math.inf
 
-    def predict(self, sizes) -> np.ndarray:
+    def predict(self, sizes: npt.ArrayLike) -> np.ndarray:
+        """Seconds for messages of `sizes` bytes."""
         return self.t0 + np.asarray(sizes, dtype=float) * self.tb
 
     def to_record(self) -> RegionRecord:
@@ -94,7 +96,7 @@ def _weighted_line(sizes, times):
     return float(t0), float(tb), float(np.sum(rel ** 2))
 
 
-def hockney_fit(sizes, times) -> Linear:
+def hockney_fit(sizes: npt.ArrayLike, times: npt.ArrayLike) -> Linear:
     """One line through all points: t(N) = t0 + N * tb."""
     sizes, times = _check(sizes, times)
     t0, tb, sse = _weighted_line(sizes, times)
@@ -129,7 +131,7 @@ def _best_split(cost, n, k):
     return best[k, n], sorted(starts)
 
 
-def regional_fit(sizes, times, max_regions: int = DEFAULT_MAX_REGIONS,
+def regional_fit(sizes: npt.ArrayLike, times: npt.ArrayLike, max_regions: int = DEFAULT_MAX_REGIONS,
                  min_points: int = DEFAULT_MIN_POINTS) -> list:
     """Regions with one Linear each, in increasing size; one region if no
     split is justified. A breakpoint is the first size of the next region."""
@@ -156,7 +158,7 @@ def regional_fit(sizes, times, max_regions: int = DEFAULT_MAX_REGIONS,
     return regions
 
 
-def split_p_value(sizes, times, a: int, m: int, b: int) -> float:
+def split_p_value(sizes: np.ndarray, times: np.ndarray, a: int, m: int, b: int) -> float:
     """F-test of two lines over [a, m) and [m, b) against one line over
     [a, b): the p-value of the improvement (2 extra parameters)."""
     apart = _weighted_line(sizes[a:m], times[a:m])[2] + _weighted_line(sizes[m:b], times[m:b])[2]
@@ -183,12 +185,12 @@ def _merge_similar(sizes, times, starts) -> list:
     return starts
 
 
-def breakpoints(regions) -> list:
+def breakpoints(regions: list[Linear]) -> list:
     """The first size (bytes) of every region after the first."""
     return [r.first for r in regions[1:]]
 
 
-def refinement_sizes(sizes, regions, points: int = 3) -> np.ndarray:
+def refinement_sizes(sizes: npt.ArrayLike, regions: list[Linear], points: int = 3) -> np.ndarray:
     """Sizes to add around each breakpoint: `points` evenly spaced sizes in
     the grid step before the first size of a region and in the step after
     it, since noise can put a split one grid step early or late."""
@@ -204,7 +206,7 @@ def refinement_sizes(sizes, regions, points: int = 3) -> np.ndarray:
     return np.array(sorted(extra.difference(sizes.tolist())), dtype=np.int64)
 
 
-def predict(regions, sizes) -> np.ndarray:
+def predict(regions: list[Linear], sizes: npt.ArrayLike) -> np.ndarray:
     """Model time for each size, using the region it falls in."""
     sizes = np.asarray(sizes, dtype=float)
     out = np.empty_like(sizes)
@@ -215,7 +217,7 @@ def predict(regions, sizes) -> np.ndarray:
     return out
 
 
-def bandwidth_thresholds(sizes, times, fractions=(0.5, 0.9)) -> dict:
+def bandwidth_thresholds(sizes: npt.ArrayLike, times: npt.ArrayLike, fractions: tuple = (0.5, 0.9)) -> dict:
     """{fraction: smallest message size (bytes) whose measured bandwidth
     reaches fraction x the peak}, interpolated on log scales between grid
     points; also 'peak' (bytes/s). Sizes of 0 bytes are ignored."""
@@ -252,7 +254,7 @@ class HopModel:
         return HopModelRecord(t0=self.t0, seconds_per_byte=self.tb, per_hop=self.h, rms_relative_residual=self.residual)
 
 
-def hop_fit(sizes, hops, times) -> HopModel:
+def hop_fit(sizes: npt.ArrayLike, hops: npt.ArrayLike, times: npt.ArrayLike) -> HopModel:
     """CoMet's t(N) = t0 + N * tb + (n - 1) * h over points measured at
     several sizes N and hop counts n (at least two distinct hop counts)."""
     sizes = np.asarray(sizes, dtype=float)
@@ -277,7 +279,7 @@ class VectorRate:
     fit: Linear
 
 
-def vector_rate(lengths, times, flops_per_element: float = 2.0) -> VectorRate:
+def vector_rate(lengths: npt.ArrayLike, times: npt.ArrayLike, flops_per_element: float = 2.0) -> VectorRate:
     """r_inf and n_1/2 from t(n) = t0 + n * tb: r_inf = flops_per_element /
     tb, n_1/2 = t0 / tb (CoMet asks these of a node's DAXPY)."""
     fit = hockney_fit(lengths, times)

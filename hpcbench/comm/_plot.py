@@ -1,13 +1,16 @@
 """Figures of the comm record (the notebooks and the report draw these)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._plot import as_float, heatmap, new_figure
 from ._models import Linear, predict
 from ._records import CommRecord
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def echo_medians(record: CommRecord) -> tuple:
@@ -65,7 +68,8 @@ def plot_overlap(record: CommRecord, saved_ax: Any, percent_ax: Any) -> None:
         ax.set_ylabel("DAXPY vector length")
 
 
-def comm_figure(record: CommRecord):
+def comm_figure(record: CommRecord) -> Figure:
+    """The comm figure: echo latency and bandwidth, the layers' heat map, the overlap grid."""
     fig, axes = new_figure(3, 2, (11, 11))
     plot_echo(record, axes[0, 0], axes[0, 1])
     plot_layers(record, axes[1, 0])

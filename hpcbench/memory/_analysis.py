@@ -24,15 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from .._errors import OptionError
 from .._grouping import split_at_gaps
-from ..topology import components
+from ..topology import PairPlan, components
 from ._options import DEFAULT_TOLERANCE
 from ._records import OverheadLevelRecord, OverheadRecord, ScalabilityPoint
 
 
-def pair_bandwidth(alone, together) -> tuple:
+def pair_bandwidth(alone: npt.ArrayLike, together: npt.ArrayLike) -> tuple[float, float, float]:
     """(reference, bandwidth, relative) of one pair, bytes/s per core, from
     arrays (rounds, 2, repetitions): per round, the median over repetitions,
     the mean over the two cores; then the median over rounds."""
@@ -68,13 +69,14 @@ class MemoryOverhead:
                               unaffected=[list(p) for p in self.unaffected], inconsistencies=self.inconsistencies)
 
 
-def check_tolerance(tolerance) -> float:
+def check_tolerance(tolerance: float) -> float:
+    """The relative difference that counts as an overhead: strictly between 0 and 1."""
     if isinstance(tolerance, bool) or not (isinstance(tolerance, (int, float)) and 0 < tolerance < 1):
         raise OptionError("tolerance", f"must be a number between 0 and 1, got {tolerance!r}")
     return float(tolerance)
 
 
-def analyze_memory_overhead(measured: dict, plan, tolerance: float = DEFAULT_TOLERANCE) -> MemoryOverhead:
+def analyze_memory_overhead(measured: dict, plan: PairPlan, tolerance: float = DEFAULT_TOLERANCE) -> MemoryOverhead:
     """Overhead levels from measured pairs.
 
     measured: tested pair -> (reference, bandwidth, relative) as returned by
@@ -112,7 +114,7 @@ def analyze_memory_overhead(measured: dict, plan, tolerance: float = DEFAULT_TOL
     return MemoryOverhead(reference, float(tolerance), levels, unaffected, inconsistencies)
 
 
-def analyze_scalability(runs) -> list:
+def analyze_scalability(runs: list) -> list[ScalabilityPoint]:
     """runs[k-1]: array (k, repetitions) of bytes/s per core with k cores
     copying at once. Per k: per-core bandwidth (mean over cores of each
     core's median), the slowest core's, and the total."""

@@ -6,12 +6,15 @@ allocates fresh arrays touched first by the core that uses them.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from .. import _core, _validate
 from .._errors import OptionError
 from .._format import format_size
 from .._memory import page_mode, safe_memory_limit
+from ..topology import PairPlan, Topology
 from ._options import MemoryOptions
 
 _D = MemoryOptions()
@@ -22,7 +25,7 @@ CACHE_MULTIPLE = 4
 MIN_DEFAULT_ARRAY = 64 << 20
 
 
-def default_array_bytes(topology) -> int:
+def default_array_bytes(topology: Topology) -> int:
     """4 times the largest data cache hwloc reports (at least 64 MiB),
     rounded up to a MiB."""
     caches = [c.size for c in topology.caches if c.kind != "instruction"]
@@ -30,7 +33,7 @@ def default_array_bytes(topology) -> int:
     return -(-size // (1 << 20)) * (1 << 20)
 
 
-def check_array_bytes(array_bytes, members: int) -> int:
+def check_array_bytes(array_bytes: int, members: int) -> int:
     """Each member holds two arrays; all of them must fit in the safe share."""
     array_bytes = _validate.positive_int("size", array_bytes)
     if array_bytes % 64:
@@ -44,16 +47,17 @@ def check_array_bytes(array_bytes, members: int) -> int:
     return array_bytes
 
 
-def copy_bandwidth(pus, array_bytes: int, repetitions: int = _D.repetitions, warmup: int = 1,
-                   pages: str = _D.pages):
+def copy_bandwidth(pus: Sequence[int], array_bytes: int, repetitions: int = _D.repetitions, warmup: int = 1,
+                   pages: str = _D.pages) -> np.ndarray:
     """Run the copy on every PU of `pus` at once; bytes per second of each
     member in each repetition, shape (members, repetitions)."""
     ns, _ticks = _core.copy_team(list(pus), array_bytes, repetitions, warmup=warmup, page_mode=page_mode(pages))
     return 2.0 * array_bytes / (ns * 1e-9)
 
 
-def measure_pairs(plan, array_bytes: int, repetitions: int = _D.repetitions, rounds: int = _D.rounds,
-                  pages: str = _D.pages, seed: int = _D.seed, progress=None) -> dict:
+def measure_pairs(plan: PairPlan, array_bytes: int, repetitions: int = _D.repetitions, rounds: int = _D.rounds,
+                  pages: str = _D.pages, seed: int = _D.seed,
+                  progress: Callable[[str], None] | None = None) -> dict:
     """For each tested pair and round: each core alone, then both at once.
     Returns {"pairs", "alone": (pairs, rounds, 2, reps), "together": same},
     bytes per second per core."""
@@ -72,7 +76,8 @@ def measure_pairs(plan, array_bytes: int, repetitions: int = _D.repetitions, rou
     return {"pairs": pairs, "alone": alone, "together": together}
 
 
-def measure_scalability(cores, array_bytes: int, repetitions: int = _D.repetitions, pages: str = _D.pages) -> list:
+def measure_scalability(cores: Sequence[int], array_bytes: int, repetitions: int = _D.repetitions,
+                        pages: str = _D.pages) -> list:
     """Bandwidth of each member as the first 1, 2, ... k of `cores` copy at
     once: a list of arrays (k, repetitions), bytes per second."""
     return [copy_bandwidth(cores[:k], array_bytes, repetitions, pages=pages) for k in range(1, len(cores) + 1)]

@@ -1,12 +1,15 @@
 """Figures of the memory record (the notebooks and the report draw these)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._plot import new_figure
 from ._records import MemoryRecord
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def plot_pair_bandwidth(record: MemoryRecord, ax: Any) -> None:
@@ -42,7 +45,8 @@ def plot_scalability(record: MemoryRecord, per_core_ax: Any, total_ax: Any) -> N
         ax.legend(fontsize=8)
 
 
-def memory_figure(record: MemoryRecord):
+def memory_figure(record: MemoryRecord) -> Figure:
+    """The memory figure: bandwidth of every tested pair, and the scalability curves."""
     fig, axes = new_figure(2, 2, (10, 7))
     gs = axes[0, 0].get_gridspec()
     for ax in axes[0]:

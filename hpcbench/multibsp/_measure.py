@@ -27,7 +27,7 @@ def _leaves(node) -> list:
     return [node] if isinstance(node, int) else [pu for ch in node.children for pu in _leaves(ch)]
 
 
-def split_slices(node, begin: int, end: int, out: dict) -> dict:
+def split_slices(node: Component | int, begin: int, end: int, out: dict) -> dict:
     """Algorithm 1.3's recursive split: a component gives each child an equal
     share of its range; returns PU -> (begin, end)."""
     if isinstance(node, int):
@@ -39,7 +39,7 @@ def split_slices(node, begin: int, end: int, out: dict) -> dict:
     return out
 
 
-def flatten(root) -> dict:
+def flatten(root: Component) -> dict:
     """The arrays hpcbench._core.inner_product takes: threads in leaf order,
     components bottom up with the root last."""
     leaves = _leaves(root)
@@ -69,7 +69,7 @@ def flatten(root) -> dict:
             "components": comps}
 
 
-def measure_inner_product(root, n: int, reps: int = _D.reps) -> dict:
+def measure_inner_product(root: Component, n: int, reps: int = _D.reps) -> dict:
     """Run the MultiBSP inner product of a vector of n doubles `reps` times
     (after one untimed run). Ticks with and without the team's start-up."""
     flat = flatten(root)

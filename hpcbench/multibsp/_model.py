@@ -6,8 +6,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ._records import GLFitRecord, GLFits
+from ._tree import Component
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class GLFit:
         return GLFitRecord(g=self.g, L=self.L, h_range=[self.first_h, self.last_h], rms_residual=self.residual)
 
 
-def fit_g_L(h, flops, first_h: int = 0) -> GLFit:
+def fit_g_L(h: npt.ArrayLike, flops: npt.ArrayLike, first_h: int = 0) -> GLFit:
     """Least squares of flops(h) = g h + L over h >= first_h."""
     h = np.asarray(h, dtype=float)
     flops = np.asarray(flops, dtype=float)
@@ -37,7 +39,7 @@ def fit_g_L(h, flops, first_h: int = 0) -> GLFit:
     return GLFit(float(g), float(L), int(h[keep][0]), int(h[keep][-1]), float(math.sqrt(np.mean(resid ** 2))))
 
 
-def fits_side_by_side(h, flops, p: int) -> GLFits:
+def fits_side_by_side(h: npt.ArrayLike, flops: npt.ArrayLike, p: int) -> GLFits:
     """The whole range, and bspbench's fit over h >= p (where every thread
     writes to every other; None if fewer than 2 such h), each with its residual."""
     try:
@@ -47,7 +49,8 @@ def fits_side_by_side(h, flops, p: int) -> GLFits:
     return GLFits(all=fit_g_L(h, flops).to_record(), h_ge_p=h_ge_p)
 
 
-def predict_inner_product(node, slices: dict, gl: dict, r: float, r_leaf: float | None = None) -> float:
+def predict_inner_product(node: Component | int, slices: dict, gl: dict, r: float,
+                          r_leaf: float | None = None) -> float:
     """MultiBSP run time (seconds) of the inner product over the subtree
     `node`: a leaf (PU) computes 2 flops per element of its slice at rate
     r_leaf (default r); a component waits for its slowest child, then one

@@ -2,12 +2,15 @@
 inner-product validation); the notebooks and the report draw these."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._plot import new_figure
 from ._records import MultiBSPRecord
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def plot_hcomm(record: MultiBSPRecord, ax: Any) -> None:
@@ -41,7 +44,8 @@ def plot_inner_product(record: MultiBSPRecord, ax: Any) -> None:
     ax.legend(fontsize=8)
 
 
-def multibsp_figure(record: MultiBSPRecord):
+def multibsp_figure(record: MultiBSPRecord) -> Figure:
+    """The multibsp figure: h-communication costs with their fits, and the inner-product validation."""
     fig, axes = new_figure(2, 1, (8, 9))
     plot_hcomm(record, axes[0, 0])
     plot_inner_product(record, axes[1, 0])

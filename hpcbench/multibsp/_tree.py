@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._format import format_size
+from ..topology import Topology
 from ._records import TreeComponent, TreeLevel
 
 
@@ -61,13 +62,13 @@ class Level:
         return len({(c.p, c.m) for c in self.components}) == 1
 
     @property
-    def p(self):
+    def p(self) -> int | tuple:
         """The number of children, or a tuple of per-component values if they differ."""
         values = [c.p for c in self.components]
         return values[0] if len(set(values)) == 1 else tuple(values)
 
     @property
-    def m(self):
+    def m(self) -> int | tuple:
         """Bytes of shared memory, or a tuple of per-component values if they differ."""
         values = [c.m for c in self.components]
         return values[0] if len(set(values)) == 1 else tuple(values)
@@ -84,7 +85,7 @@ class Level:
         return f"Level({self.index}: p={self.p}, m={self.m}, {len(self.components)} component(s))"
 
 
-def plain_value(value):
+def plain_value(value: int | tuple) -> int | list[int]:
     """A level's p or m as a record keeps it: one int, or a list of them."""
     return value if isinstance(value, int) else list(value)
 
@@ -111,7 +112,7 @@ def _component(pus, memories) -> Component:
     return Component(pus, m, sorted(((kind, size) for kind, size, _ in memories), key=lambda x: x[1]))
 
 
-def tree(topology) -> list:
+def tree(topology: Topology) -> list[Level]:
     """The MultiBSP levels of `topology`, bottom up: each with .p, .m (bytes)
     and .pus (the PU sets of its components)."""
     pus = sorted(topology.pu_indexes)
@@ -164,7 +165,7 @@ def tree(topology) -> list:
     return [Level(h, sorted(by_height[h], key=lambda c: c.pus)) for h in sorted(by_height)]
 
 
-def describe(levels) -> str:
+def describe(levels: list[Level]) -> str:
     """The paper's notation: [<p=4, m=5 MB>, <p=8, m=64 GB>]."""
     parts = []
     for lv in levels:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
+from typing import Protocol
 
 from .._atomic import atomic_write_text
 
@@ -22,7 +24,23 @@ VERSION = 1
 DEFAULT_NAME = "hpcbench-results.degr"
 
 
-def write_degradation_file(path: str, rat_dist: dict, rat_nc: dict, comments=()) -> None:
+class RatioSource(Protocol):
+    """What export_from_results reads: hpcbench.Results has it."""
+
+    @property
+    def network_dist_ratios(self) -> dict: ...
+
+    @property
+    def network_access_ratios(self) -> dict: ...
+
+    @property
+    def path(self) -> str | None: ...
+
+    @property
+    def context(self) -> dict: ...
+
+
+def write_degradation_file(path: str, rat_dist: dict, rat_nc: dict, comments: Iterable[str] = ()) -> None:
     """Atomic write (temporary file, then rename)."""
     lines = [f"{MAGIC} {VERSION}"] + [f"# {c}" for c in comments]
     for name, table in (("ratDist", rat_dist), ("ratNC", rat_nc)):
@@ -64,7 +82,7 @@ def degradation_path(results_path: str) -> str:
     return (root if ext == ".json" else results_path) + ".degr"
 
 
-def export_from_results(results, path: str) -> tuple:
+def export_from_results(results: RatioSource, path: str) -> tuple:
     """Write the degradation file of a Results object; returns (ratDist, ratNC)."""
     rat_dist, rat_nc = results.network_dist_ratios, results.network_access_ratios
     if not rat_dist and not rat_nc:

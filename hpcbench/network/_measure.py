@@ -16,7 +16,9 @@ is the median over iterations. Repetitions are adaptive as in `comm`.
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,12 +28,15 @@ from .._collective import CommError, check_comm
 from .._errors import OptionError
 from .._memory import safe_memory_limit
 from .._nodes import node_membership, quiet_wait
-from ..topology import spread_order
+from ..topology import Topology, spread_order
 from ._analysis import ratios
 from ._options import DEFAULT_CAP_S, DEFAULT_SIZE
 
+if TYPE_CHECKING:
+    from mpi4py import MPI
 
-def node_layout(comm, topology=None) -> list:
+
+def node_layout(comm: MPI.Intracomm, topology: Topology | None = None) -> list:
     """The job's nodes, in order: [{"leader", "host", "ranks"}], ranks of a
     node ordered so that the first k are spread over its packages and cores
     (one per package first) when ranks are bound to single PUs."""
@@ -62,7 +67,8 @@ def _spread(ranks, pus, topology):
     return [by_pu[p] for p in order]
 
 
-def measure_pattern(comm, members: list, dest_of, bytes_: int, rse: float, cap_s: float):
+def measure_pattern(comm: MPI.Intracomm, members: list, dest_of: Callable[[int], int], bytes_: int, rse: float,
+                    cap_s: float) -> dict:
     """Members (world ranks, in sub-communicator order) run the shift
     pattern sub-rank s -> dest_of(s); everyone else sleeps. Returns, on every
     rank, the per-iteration mean bandwidth (bytes/s) and the raw seconds
@@ -83,9 +89,9 @@ def measure_pattern(comm, members: list, dest_of, bytes_: int, rse: float, cap_s
                 return _core.shift_times(sub, dest, source, bytes_, w, k)
             seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max", rse=rse, cap_s=cap_s,
                                                   max_iterations=1000)
-            table = sub.gather(seconds, root=0)
-            if s == 0:
-                table = np.vstack(table)
+            gathered = sub.gather(seconds, root=0)      # None except on the first member
+            if gathered is not None:
+                table = np.vstack(gathered)
                 result = {"seconds": table, "bandwidth": (bytes_ / table).mean(axis=0),
                           "warmup": plan.warmup, "rse": reached}
         except Exception as e:  # reported on every rank below
@@ -109,7 +115,7 @@ class DistanceResult:
     rat_dist: dict = field(default_factory=dict)
 
 
-def check_size(bytes_) -> int:
+def check_size(bytes_: int) -> int:
     """The message size of the network benchmarks: 1 byte to 1 GiB, and a
     send and a receive buffer of it must fit in the memory available now."""
     if isinstance(bytes_, bool) or not isinstance(bytes_, (int, np.integer)) or not 0 < bytes_ <= 1 << 30:
@@ -120,7 +126,7 @@ def check_size(bytes_) -> int:
     return int(bytes_)
 
 
-def check_nodes(nodes, available: int) -> int:
+def check_nodes(nodes: int, available: int) -> int:
     """Nodes for the distance benchmark: at least 2, at most the job's."""
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 2:
         raise OptionError("nodes", f"must be an integer of at least 2, got {nodes!r}")
@@ -129,8 +135,9 @@ def check_nodes(nodes, available: int) -> int:
     return int(nodes)
 
 
-def distance_benchmark(comm, nodes: int | None = None, size: int = DEFAULT_SIZE, rse: float = 0.02,
-                       cap_s: float = DEFAULT_CAP_S, topology=None, progress=None) -> DistanceResult:
+def distance_benchmark(comm: MPI.Intracomm, nodes: int | None = None, size: int = DEFAULT_SIZE, rse: float = 0.02,
+                       cap_s: float = DEFAULT_CAP_S, topology: Topology | None = None,
+                       progress: Callable[[str], None] | None = None) -> DistanceResult:
     """ratDist over the first `nodes` nodes of the job (default all), one
     process per node: for d = 1 .. N/2, every process p sends to (p + d) mod N."""
     check_comm(comm)
@@ -143,7 +150,9 @@ def distance_benchmark(comm, nodes: int | None = None, size: int = DEFAULT_SIZE,
     members = [node["ranks"][0] for node in layout[:nodes]]
     result = DistanceResult(nodes, size, list(range(1, nodes // 2 + 1)), {})
     for d in result.distances:
-        data = measure_pattern(comm, members, lambda s, d=d: (s + d) % nodes, size, rse, cap_s)
+        def dest_at_distance(s: int, d: int = d) -> int:
+            return (s + d) % nodes
+        data = measure_pattern(comm, members, dest_at_distance, size, rse, cap_s)
         result.bandwidth[d] = float(np.median(data["bandwidth"]))
         result.samples[d] = data["seconds"]
         if progress:
@@ -164,8 +173,9 @@ class AccessResult:
     notes: list = field(default_factory=list)
 
 
-def network_access_benchmark(comm, size: int = DEFAULT_SIZE, rse: float = 0.02, cap_s: float = DEFAULT_CAP_S,
-                             topology=None, progress=None) -> AccessResult:
+def network_access_benchmark(comm: MPI.Intracomm, size: int = DEFAULT_SIZE, rse: float = 0.02,
+                             cap_s: float = DEFAULT_CAP_S, topology: Topology | None = None,
+                             progress: Callable[[str], None] | None = None) -> AccessResult:
     """ratNC: 2 x NC processes in total (NC = ranks per node of the job),
     k = 1 .. NC per node on 2NC / k nodes, each sending to the same-index
     process of the next node (distance 1)."""
@@ -188,8 +198,9 @@ def network_access_benchmark(comm, size: int = DEFAULT_SIZE, rse: float = 0.02, 
             notes.append(f"{k} processes per node would leave fewer than 2 nodes: stopped at {k - 1}")
             break
         members = [layout[n]["ranks"][j] for n in range(used) for j in range(k)]
-        data = measure_pattern(comm, members, lambda s, k=k, used=used: ((s // k + 1) % used) * k + s % k,
-                               size, rse, cap_s)
+        def same_index_next_node(s: int, k: int = k, used: int = used) -> int:
+            return ((s // k + 1) % used) * k + s % k
+        data = measure_pattern(comm, members, same_index_next_node, size, rse, cap_s)
         result.per_node.append(k)
         result.nodes_used[k] = used
         result.bandwidth[k] = float(np.median(data["bandwidth"]))

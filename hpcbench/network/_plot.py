@@ -2,10 +2,13 @@
 and 4); the notebooks and the report draw these."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._plot import new_figure
 from ._records import AccessRecord, DistanceRecord
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def _bars(ax: Any, keys: list, bandwidth: dict, ratios: dict, color: str) -> None:
@@ -34,13 +37,15 @@ def plot_access(record: AccessRecord, ax: Any) -> None:
     ax.set_title(f"{d.total} processes in all, to the next node", fontsize=9)
 
 
-def distance_figure(record: DistanceRecord):
+def distance_figure(record: DistanceRecord) -> Figure:
+    """Servet 3.0's Figure 3: bandwidth against distance, with ratDist."""
     fig, axes = new_figure(1, 1, (5.5, 4))
     plot_distance(record, axes[0, 0])
     return fig
 
 
-def access_figure(record: AccessRecord):
+def access_figure(record: AccessRecord) -> Figure:
+    """Servet 3.0's Figure 4: bandwidth against processes per node, with ratNC."""
     fig, axes = new_figure(1, 1, (5.5, 4))
     plot_access(record, axes[0, 0])
     return fig

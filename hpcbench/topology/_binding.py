@@ -1,13 +1,14 @@
 """Binding the calling thread to processing units (through hwloc)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .. import _core
 
 
 @contextmanager
-def bound_to(*pus: int):
+def bound_to(*pus: int) -> Iterator[None]:
     """Run the block with the calling thread bound to these PU OS indexes,
     then restore the binding it had before."""
     previous = _core.thread_binding()

@@ -15,12 +15,14 @@ threads of one core are a pair like any other, with relation "same core".
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._errors import OptionError, Skipped
 from .._record import Mapping
+from ._hwloc import Topology
 
 PAIR_MODES = ("auto", "all")
 #: Extra random pairs the auto mode tests beyond one per relation.
@@ -42,7 +44,7 @@ def parse_pu_list(text: str) -> list:
     return out
 
 
-def check_pus(topology, pus) -> list:
+def check_pus(topology: Topology, pus: Sequence[int] | None) -> list:
     """Validate the PUs to test: known to hwloc (which lists only the PUs this
     process may use), no duplicates, at least two. Returns them sorted."""
     allowed = set(topology.pu_indexes)
@@ -81,7 +83,7 @@ def _ranges(values) -> str:
     return ",".join(parts) or "none"
 
 
-def relation(topology, a: int, b: int) -> tuple:
+def relation(topology: Topology, a: int, b: int) -> tuple:
     """What hwloc says PUs a and b share, as a hashable key such as
     ('core', 'L1', 'L2', 'L3', 'numa', 'package'); () if nothing."""
     shared = []
@@ -97,7 +99,7 @@ def relation(topology, a: int, b: int) -> tuple:
     return tuple(shared)
 
 
-def hwloc_shares_cache(topology, a: int, b: int, level: int) -> bool:
+def hwloc_shares_cache(topology: Topology, a: int, b: int, level: int) -> bool:
     """True if hwloc reports one data/unified cache of `level` serving both."""
     return any(c.level == level and c.kind != "instruction" and a in c.pus and b in c.pus
                for c in topology.caches)
@@ -144,14 +146,15 @@ class PlanRecord(Mapping):
     relations: list[RelationRecord]
 
 
-def require_two_pus(topology, pus) -> None:
+def require_two_pus(topology: Topology, pus: Sequence[int] | None) -> None:
     """A pair benchmark on a machine (or process) with one PU has nothing to
     measure: skip it with a reason instead of failing the run."""
     if pus is None and len(topology.pu_indexes) < 2:
         raise Skipped(f"pair tests need two cores; this process may use one ({_ranges(topology.pu_indexes)})")
 
 
-def plan_pairs(topology, pus=None, mode: str = "auto", sample: int = DEFAULT_SAMPLE, seed: int = 1) -> PairPlan:
+def plan_pairs(topology: Topology, pus: Sequence[int] | None = None, mode: str = "auto",
+               sample: int = DEFAULT_SAMPLE, seed: int = 1) -> PairPlan:
     """Choose the pairs to test. mode 'all': every pair (Servet's O(P^2)).
     mode 'auto': the first pair of each relation plus `sample` random others."""
     if mode not in PAIR_MODES:
@@ -174,7 +177,7 @@ def plan_pairs(topology, pus=None, mode: str = "auto", sample: int = DEFAULT_SAM
     return PairPlan(mode, pus, chosen + extra, relation_of, representative, extra)
 
 
-def components(pairs, nodes=()) -> list:
+def components(pairs: Iterable[tuple], nodes: Iterable[int] = ()) -> list:
     """Connected components of the graph with these edges: the groups of
     cores. Isolated `nodes` come out as single-core groups. Sorted lists."""
     parent: dict = {}
@@ -198,7 +201,7 @@ def components(pairs, nodes=()) -> list:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
 
 
-def spread_order(topology, pus) -> list:
+def spread_order(topology: Topology, pus: Sequence[int]) -> list:
     """PUs ordered so that the first k are spread over packages, then NUMA
     nodes, then cores (one per package first, as Servet 3.0 asks), for
     scalability runs over the whole node."""

@@ -1,0 +1,54 @@
+"""The public API: every package lists its public names in __all__, each
+exists, and every public function and class has a docstring; public
+functions carry type hints on every parameter and on the return value."""
+import importlib
+import inspect
+
+import pytest
+
+PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.comm",
+            "hpcbench.network", "hpcbench.multibsp", "hpcbench.cli"]
+
+
+def public(package):
+    module = importlib.import_module(package)
+    return [(name, getattr(module, name)) for name in module.__all__]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_all_lists_what_exists_and_nothing_private(package):
+    module = importlib.import_module(package)
+    assert module.__all__ == sorted(module.__all__, key=str.casefold) or len(module.__all__) == len(
+        set(module.__all__))
+    for name in module.__all__:
+        assert hasattr(module, name), name
+        assert not name.startswith("_") or name == "__version__", name
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_public_functions_and_classes_are_documented(package):
+    missing = [name for name, obj in public(package)
+               if (inspect.isfunction(obj) or inspect.isclass(obj)) and not inspect.getdoc(obj)]
+    assert not missing, f"{package}: no docstring: {missing}"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_public_functions_have_type_hints(package):
+    missing = []
+    for name, obj in public(package):
+        if not inspect.isfunction(obj):
+            continue
+        sig = inspect.signature(obj)
+        untyped = [p for p, v in sig.parameters.items() if v.annotation is inspect.Parameter.empty
+                   and v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)]
+        if untyped or sig.return_annotation is inspect.Signature.empty:
+            missing.append(f"{name}({', '.join(untyped)}){'' if untyped else ' -> ?'}")
+    assert not missing, f"{package}: {missing}"
+
+
+def test_the_extension_ships_its_stubs():
+    import os
+
+    import hpcbench
+    folder = os.path.dirname(hpcbench.__file__)
+    assert os.path.isfile(os.path.join(folder, "_core.pyi")) and os.path.isfile(os.path.join(folder, "py.typed"))
