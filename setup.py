@@ -15,19 +15,19 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCES = [
-    "csrc/module.c",
-    "csrc/py_topology.c",
-    "csrc/py_kernels.c",
-    "csrc/py_comm.c",
-    "csrc/py_multibsp.c",
-    "csrc/status.c",
-    "csrc/timer.c",
-    "csrc/memory.c",
-    "csrc/topo.c",
-    "csrc/team.c",
-    "csrc/phase.c",
+    # csrc/python: the only files that include Python.h
+    "csrc/python/module.c",
+    "csrc/python/glue.c",
+    "csrc/python/topology.c",
+    "csrc/python/node_kernels.c",
+    "csrc/python/comm_kernels.c",
+    "csrc/python/multibsp_kernels.c",
+    # csrc/kernels: timed kernels, plain C and MPI
     "csrc/kernels/traverse.c",
     "csrc/kernels/copy.c",
+    "csrc/kernels/daxpy.c",
+    "csrc/kernels/comm.c",
+    "csrc/kernels/msgbuf.c",
     "csrc/kernels/barrier.c",
     "csrc/kernels/p2p.c",
     "csrc/kernels/collective.c",
@@ -35,6 +35,14 @@ SOURCES = [
     "csrc/kernels/contention.c",
     "csrc/kernels/shift.c",
     "csrc/kernels/multibsp.c",
+    # csrc/runtime: status codes, rules, timer, hwloc, teams, memory
+    "csrc/runtime/status.c",
+    "csrc/runtime/why.c",
+    "csrc/runtime/timer.c",
+    "csrc/runtime/memory.c",
+    "csrc/runtime/topo.c",
+    "csrc/runtime/team.c",
+    "csrc/runtime/phase.c",
 ]
 DEPENDS = [os.path.join(root, f) for root, _, files in os.walk("csrc") for f in files if f.endswith(".h")]
 
@@ -119,7 +127,7 @@ def extension():
         "hpcbench._core",
         sources=SOURCES,
         depends=DEPENDS,
-        include_dirs=["csrc", numpy.get_include(), mpi4py.get_include()],
+        include_dirs=[numpy.get_include(), mpi4py.get_include()],   # csrc files include each other by relative path
         define_macros=macros,
         extra_compile_args=cflags + hw_cflags,
         extra_link_args=ldflags + hw_libs + ["-lpthread"],

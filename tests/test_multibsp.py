@@ -137,5 +137,5 @@ def test_kernels_refuse_bad_parameters():
         _core.hcomm([0], 4, 10)
     with pytest.raises(ValueError, match="distinct"):
         _core.hcomm([0, 0], 4, 10)
-    with pytest.raises(ValueError, match="tree or a PU"):
+    with pytest.raises(ValueError, match="end of thread 0 must be at most the length of x"):
         _core.inner_product([0], [0], [-1], [0], [1], [0], [10], np.zeros(5), 1)   # slice beyond the vector

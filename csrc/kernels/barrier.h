@@ -6,8 +6,20 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* After `warmup` untimed barriers, ns[i] receives how long barrier i took on
- * the calling rank. */
-int hpcb_barrier_times(MPI_Comm comm, size_t warmup, double *ns, size_t nsamples);
+#include "../runtime/why.h"
+
+struct hpcb_barrier_params {
+    MPI_Comm comm;
+    size_t warmup;        /* untimed barriers */
+    size_t samples;       /* timed barriers, 1..HPCB_MAX_SAMPLES */
+};
+
+struct hpcb_barrier_out {
+    double *ns;           /* samples: how long barrier i took on this rank */
+};
+
+int hpcb_barrier_check(const struct hpcb_barrier_params *p, struct hpcb_why *why);
+
+int hpcb_barrier_run(const struct hpcb_barrier_params *p, struct hpcb_barrier_out *out);
 
 #endif /* HPCB_BARRIER_H */

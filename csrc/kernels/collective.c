@@ -1,50 +1,84 @@
 /* collective.c - broadcast and global sum; see collective.h. */
 #include "collective.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "../hpcb.h"
-#include "../timer.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/timer.h"
+#include "comm.h"
 #include "msgbuf.h"
 
-static int comm_shape(MPI_Comm comm, int *rank, int *size)
+int hpcb_collective_check(const struct hpcb_collective_params *p, struct hpcb_why *why)
 {
-    if (comm == MPI_COMM_NULL)
-        return HPCB_EINVAL;
-    if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS || MPI_Comm_size(comm, size) != MPI_SUCCESS)
-        return HPCB_EMPI;
-    return HPCB_OK;
+    int rank, size, rc;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    if ((rc = hpcb_comm_check_bytes("bytes", p->bytes, why)) != HPCB_OK ||
+        (rc = hpcb_why_range(why, "count", p->count, 0, INT32_MAX / sizeof(double),
+                             " doubles (INT32_MAX bytes)")) != HPCB_OK ||
+        (rc = hpcb_comm_check_iterations("iterations", p->iterations, why)) != HPCB_OK ||
+        (rc = hpcb_comm_shape(p->comm, &rank, &size, why)) != HPCB_OK)
+        return rc;
+    return hpcb_comm_check_rank("root", p->root, size, -1, "", why);
 }
 
-int hpcb_bcast(MPI_Comm comm, int root, size_t bytes, size_t warmup, size_t iterations, double *ticks)
+/* The timed loop both collectives share: warmup + iterations rounds, each
+ * an untimed barrier then one timed `op`. The call through a pointer is
+ * inside the timed interval; it costs nanoseconds, a collective at least
+ * a microsecond, and both collectives pay it alike. */
+static int barrier_rounds(const struct hpcb_collective_params *p, double *ticks, int (*op)(void *), void *arg)
+{
+    int rc = HPCB_OK;
+    for (size_t i = 0; rc == HPCB_OK && i < p->warmup + p->iterations; i++) {
+        if (MPI_Barrier(p->comm) != MPI_SUCCESS)
+            return HPCB_EMPI;
+        uint64_t t0 = hpcb_ticks();
+        rc = op(arg);
+        uint64_t t1 = hpcb_ticks();
+        if (i >= p->warmup)
+            ticks[i - p->warmup] = (double)(t1 - t0);
+    }
+    return rc;
+}
+
+/* Check, then this rank and the communicator's size. */
+static int collective_start(const struct hpcb_collective_params *p, const struct hpcb_collective_out *out,
+                            int *rank, int *size)
+{
+    int rc = hpcb_contract_start(hpcb_collective_check(p, NULL), out != NULL && out->ticks != NULL);
+    return rc != HPCB_OK ? rc : hpcb_comm_shape(p->comm, rank, size, NULL);
+}
+
+struct bcast_round {
+    const struct hpcb_collective_params *p;
+    unsigned char *buf;
+};
+
+static int bcast_once(void *arg)
+{
+    struct bcast_round *r = arg;
+    return MPI_Bcast(r->buf, (int)r->p->bytes, MPI_BYTE, r->p->root, r->p->comm) == MPI_SUCCESS ? HPCB_OK : HPCB_EMPI;
+}
+
+int hpcb_collective_bcast(const struct hpcb_collective_params *p, struct hpcb_collective_out *out)
 {
     int rank, size;
-    int rc = comm_shape(comm, &rank, &size);
+    int rc = collective_start(p, out, &rank, &size);
     if (rc != HPCB_OK)
         return rc;
-    if (ticks == NULL || iterations == 0 || root < 0 || root >= size || bytes > (size_t)INT32_MAX)
-        return HPCB_EINVAL;
-    unsigned char *buf = malloc(bytes ? bytes : 1);
-    if (buf == NULL)
+    struct bcast_round r = {.p = p, .buf = malloc(p->bytes ? p->bytes : 1)};
+    if (r.buf == NULL)
         return HPCB_ENOMEM;
-    /* Non-roots start with a different pattern: only a real broadcast fixes it. */
-    hpcb_pattern_fill(buf, bytes, rank == root ? (unsigned)root : (unsigned)root + 1u);
-    int count = (int)bytes;
-    for (size_t i = 0; rc == HPCB_OK && i < warmup + iterations; i++) {
-        if (MPI_Barrier(comm) != MPI_SUCCESS) {
-            rc = HPCB_EMPI;
-            break;
-        }
-        uint64_t t0 = hpcb_ticks();
-        if (MPI_Bcast(buf, count, MPI_BYTE, root, comm) != MPI_SUCCESS)
-            rc = HPCB_EMPI;
-        uint64_t t1 = hpcb_ticks();
-        if (i >= warmup)
-            ticks[i - warmup] = (double)(t1 - t0);
-    }
-    if (rc == HPCB_OK && !hpcb_pattern_check(buf, bytes, (unsigned)root))
+    /* Non-roots start with every byte wrong: only a real broadcast fixes it. */
+    if (rank == p->root)
+        hpcb_pattern_fill(r.buf, p->bytes, (unsigned)p->root);
+    else
+        hpcb_pattern_fill_complement(r.buf, p->bytes, (unsigned)p->root);
+    rc = barrier_rounds(p, out->ticks, bcast_once, &r);
+    if (rc == HPCB_OK && !hpcb_pattern_check(r.buf, p->bytes, (unsigned)p->root))
         rc = HPCB_ECHECK;
-    free(buf);
+    free(r.buf);
     return rc;
 }
 
@@ -54,44 +88,42 @@ static double contribution(int rank, size_t i)
     return (double)(rank + 1) * (double)(i % 7 + 1);
 }
 
-int hpcb_allreduce_sum(MPI_Comm comm, size_t count, size_t warmup, size_t iterations, double *ticks)
+struct allreduce_round {
+    const struct hpcb_collective_params *p;
+    double *in;
+    double *out;
+};
+
+static int allreduce_once(void *arg)
+{
+    struct allreduce_round *r = arg;
+    return MPI_Allreduce(r->in, r->out, (int)r->p->count, MPI_DOUBLE, MPI_SUM, r->p->comm) == MPI_SUCCESS
+               ? HPCB_OK : HPCB_EMPI;
+}
+
+int hpcb_collective_allreduce(const struct hpcb_collective_params *p, struct hpcb_collective_out *out)
 {
     int rank, size;
-    int rc = comm_shape(comm, &rank, &size);
+    int rc = collective_start(p, out, &rank, &size);
     if (rc != HPCB_OK)
         return rc;
-    if (ticks == NULL || iterations == 0 || count > (size_t)INT32_MAX)
-        return HPCB_EINVAL;
-    double *in = malloc((count ? count : 1) * sizeof *in);
-    double *out = malloc((count ? count : 1) * sizeof *out);
-    if (in == NULL || out == NULL) {
-        free(in);
-        free(out);
-        return HPCB_ENOMEM;
+    size_t count = p->count;
+    struct allreduce_round r = {.p = p, .in = malloc((count ? count : 1) * sizeof(double)),
+                                .out = malloc((count ? count : 1) * sizeof(double))};
+    if (r.in == NULL || r.out == NULL)
+        rc = HPCB_ENOMEM;
+    for (size_t i = 0; rc == HPCB_OK && i < count; i++) {
+        r.in[i] = contribution(rank, i);
+        r.out[i] = -1.0;
     }
-    for (size_t i = 0; i < count; i++) {
-        in[i] = contribution(rank, i);
-        out[i] = -1.0;
-    }
-    int n = (int)count;
-    for (size_t i = 0; rc == HPCB_OK && i < warmup + iterations; i++) {
-        if (MPI_Barrier(comm) != MPI_SUCCESS) {
-            rc = HPCB_EMPI;
-            break;
-        }
-        uint64_t t0 = hpcb_ticks();
-        if (MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
-            rc = HPCB_EMPI;
-        uint64_t t1 = hpcb_ticks();
-        if (i >= warmup)
-            ticks[i - warmup] = (double)(t1 - t0);
-    }
+    if (rc == HPCB_OK)
+        rc = barrier_rounds(p, out->ticks, allreduce_once, &r);
     /* sum over ranks of (r + 1) * k = k * P (P + 1) / 2, exactly. */
     double ranks_sum = (double)size * (double)(size + 1) / 2.0;
     for (size_t i = 0; rc == HPCB_OK && i < count; i++)
-        if (out[i] != ranks_sum * (double)(i % 7 + 1))
+        if (r.out[i] != ranks_sum * (double)(i % 7 + 1))
             rc = HPCB_ECHECK;
-    free(in);
-    free(out);
+    free(r.in);
+    free(r.out);
     return rc;
 }

@@ -1,10 +1,9 @@
 /* contention.c - echo with cross traffic; see contention.h. */
 #include "contention.h"
 
-#include <stdlib.h>
-
-#include "../hpcb.h"
-#include "../timer.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/timer.h"
+#include "comm.h"
 #include "msgbuf.h"
 #include "p2p.h"
 
@@ -13,9 +12,9 @@
 #define TAG_END 4303
 
 /* Stream load messages until the echo initiator says stop. */
-static int load_sender(MPI_Comm comm, const struct hpcb_contention_params *p, unsigned char *buf,
-                       size_t *sent)
+static int load_sender(const struct hpcb_contention_params *p, unsigned char *buf, size_t *sent)
 {
+    MPI_Comm comm = p->comm;
     int stop = 0;
     while (!stop) {
         if (MPI_Send(buf, (int)p->load_bytes, MPI_BYTE, p->partner, TAG_LOAD, comm) != MPI_SUCCESS)
@@ -30,9 +29,9 @@ static int load_sender(MPI_Comm comm, const struct hpcb_contention_params *p, un
     return HPCB_OK;
 }
 
-static int load_receiver(MPI_Comm comm, const struct hpcb_contention_params *p, unsigned char *buf,
-                         size_t *received)
+static int load_receiver(const struct hpcb_contention_params *p, unsigned char *buf, size_t *received)
 {
+    MPI_Comm comm = p->comm;
     for (;;) {
         MPI_Status status;
         if (MPI_Recv(buf, (int)p->load_bytes, MPI_BYTE, p->partner, MPI_ANY_TAG, comm, &status) != MPI_SUCCESS)
@@ -43,55 +42,71 @@ static int load_receiver(MPI_Comm comm, const struct hpcb_contention_params *p, 
     }
 }
 
-int hpcb_echo_contention(MPI_Comm comm, const struct hpcb_contention_params *p, double *ticks,
-                         size_t *load_messages, double *load_ticks)
+static const char *const roles[] = {HPCB_ROLES(HPCB_ENUM_NAME)};
+
+int hpcb_contention_check(const struct hpcb_contention_params *p, struct hpcb_why *why)
 {
-    int rank, size;
-    if (comm == MPI_COMM_NULL || p == NULL || ticks == NULL || load_messages == NULL || load_ticks == NULL ||
-        p->iterations == 0 || p->bytes > (size_t)INT32_MAX || p->load_bytes > (size_t)INT32_MAX ||
-        p->role < HPCB_ROLE_IDLE || p->role > HPCB_ROLE_LOAD_RECEIVER)
-        return HPCB_EINVAL;
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return HPCB_EMPI;
-    if (p->role != HPCB_ROLE_IDLE && (p->partner < 0 || p->partner >= size || p->partner == rank))
-        return HPCB_EINVAL;
-    if (p->role == HPCB_ROLE_ECHO_INITIATOR && (p->load_sender < 0 || p->load_sender >= size))
-        return HPCB_EINVAL;
-    *load_messages = 0;
-    *load_ticks = 0.0;
-
-    if (p->role == HPCB_ROLE_ECHO_INITIATOR || p->role == HPCB_ROLE_ECHO_RESPONDER) {
-        /* hpcb_echo joins the starting barrier itself. */
-        struct hpcb_p2p_params echo = {.partner = p->partner, .initiator = p->role == HPCB_ROLE_ECHO_INITIATOR,
-                                       .bytes = p->bytes, .warmup = p->warmup, .iterations = p->iterations,
-                                       .inner = 1};
-        int rc = hpcb_echo(comm, &echo, ticks);
-        /* Stop the load even if the echo failed, so that nobody hangs. */
-        if (p->role == HPCB_ROLE_ECHO_INITIATOR &&
-            MPI_Send(NULL, 0, MPI_BYTE, p->load_sender, TAG_STOP, comm) != MPI_SUCCESS && rc == HPCB_OK)
-            rc = HPCB_EMPI;
+    int rank, size, rc;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    if ((rc = hpcb_why_choice(why, "role", p->role, roles, HPCB_ROLE_COUNT)) != HPCB_OK ||
+        (rc = hpcb_comm_check_bytes("bytes", p->bytes, why)) != HPCB_OK ||
+        (rc = hpcb_comm_check_bytes("load_bytes", p->load_bytes, why)) != HPCB_OK ||
+        (rc = hpcb_comm_check_iterations("iterations", p->iterations, why)) != HPCB_OK ||
+        (rc = hpcb_comm_shape(p->comm, &rank, &size, why)) != HPCB_OK)
         return rc;
-    }
-    if (p->role == HPCB_ROLE_IDLE)
-        return MPI_Barrier(comm) == MPI_SUCCESS ? HPCB_OK : HPCB_EMPI;
+    if (p->role != HPCB_ROLE_IDLE &&
+        (rc = hpcb_comm_check_rank("partner", p->partner, size, rank, " (every role but ROLE_IDLE)", why)) != HPCB_OK)
+        return rc;
+    if (p->role == HPCB_ROLE_ECHO_INITIATOR)
+        return hpcb_comm_check_rank("load_sender", p->load_sender, size, -1, " (ROLE_ECHO_INITIATOR)", why);
+    return HPCB_OK;
+}
 
-    unsigned char *buf = malloc(p->load_bytes ? p->load_bytes : 1);
-    int rc = buf == NULL ? HPCB_ENOMEM : HPCB_OK;
-    if (buf != NULL)
-        hpcb_pattern_fill(buf, p->load_bytes, p->role == HPCB_ROLE_LOAD_SENDER ? (unsigned)rank : 0u);
+/* The echo ranks: the echo itself (which joins the starting barrier), then
+ * the initiator stops the load, even if the echo failed, so nobody hangs. */
+static int echo_role(const struct hpcb_contention_params *p, struct hpcb_contention_out *out)
+{
+    struct hpcb_p2p_params echo = {.comm = p->comm, .partner = p->partner,
+                                   .initiator = p->role == HPCB_ROLE_ECHO_INITIATOR, .bytes = p->bytes,
+                                   .warmup = p->warmup, .iterations = p->iterations, .inner = 1};
+    struct hpcb_p2p_out echo_out = {.ticks = out->ticks};
+    int rc = hpcb_p2p_echo(&echo, &echo_out);
+    if (p->role == HPCB_ROLE_ECHO_INITIATOR &&
+        MPI_Send(NULL, 0, MPI_BYTE, p->load_sender, TAG_STOP, p->comm) != MPI_SUCCESS && rc == HPCB_OK)
+        rc = HPCB_EMPI;
+    return rc;
+}
+
+int hpcb_contention_run(const struct hpcb_contention_params *p, struct hpcb_contention_out *out)
+{
+    int rc = hpcb_contract_start(hpcb_contention_check(p, NULL), out != NULL && out->ticks != NULL);
+    if (rc != HPCB_OK)
+        return rc;
+    out->load_messages = 0;
+    out->load_ticks = 0.0;
+    if (p->role == HPCB_ROLE_ECHO_INITIATOR || p->role == HPCB_ROLE_ECHO_RESPONDER)
+        return echo_role(p, out);
+    if (p->role == HPCB_ROLE_IDLE)
+        return MPI_Barrier(p->comm) == MPI_SUCCESS ? HPCB_OK : HPCB_EMPI;
+
+    /* The load pair: the sender streams its send buffer, the receiver
+     * receives into its receive buffer, which starts with every byte wrong
+     * (each uses one of the two buffers of the pair). */
+    struct hpcb_msgbufs b = {0};
+    rc = hpcb_msgbufs_alloc(&b, p->comm, p->load_bytes, p->partner);
     /* Join the barrier even without a buffer: the others must not wait forever.
      * (Without a buffer this rank cannot carry load; the echo still ends.) */
-    if (MPI_Barrier(comm) != MPI_SUCCESS)
+    if (MPI_Barrier(p->comm) != MPI_SUCCESS)
         rc = HPCB_EMPI;
     if (rc == HPCB_OK) {
         uint64_t t0 = hpcb_ticks();
-        rc = p->role == HPCB_ROLE_LOAD_SENDER ? load_sender(comm, p, buf, load_messages)
-                                              : load_receiver(comm, p, buf, load_messages);
-        *load_ticks = (double)(hpcb_ticks() - t0);
+        rc = p->role == HPCB_ROLE_LOAD_SENDER ? load_sender(p, b.send, &out->load_messages)
+                                              : load_receiver(p, b.recv, &out->load_messages);
+        out->load_ticks = (double)(hpcb_ticks() - t0);
     }
-    if (rc == HPCB_OK && p->role == HPCB_ROLE_LOAD_RECEIVER && *load_messages > 0 &&
-        !hpcb_pattern_check(buf, p->load_bytes, (unsigned)p->partner))
-        rc = HPCB_ECHECK;
-    free(buf);
+    if (rc == HPCB_OK && p->role == HPCB_ROLE_LOAD_RECEIVER && out->load_messages > 0)
+        rc = hpcb_msgbufs_verify(&b, (unsigned)p->partner);
+    hpcb_msgbufs_free(&b);
     return rc;
 }

@@ -3,23 +3,32 @@
 
 #include <string.h>
 
-#include "../hpcb.h"
-#include "../memory.h"
-#include "../phase.h"
-#include "../team.h"
-#include "../timer.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/memory.h"
+#include "../runtime/phase.h"
+#include "../runtime/timer.h"
 
 /* Arrays are copied in blocks of one cache line (8 doubles). */
 #define LINE_DOUBLES 8
 
-int hpcb_copy_check(const struct hpcb_copy_params *p)
+int hpcb_copy_check_sizes(const struct hpcb_copy_params *p, struct hpcb_why *why)
 {
-    if (p == NULL || p->array_bytes == 0 || p->array_bytes % (LINE_DOUBLES * sizeof(double)) != 0)
-        return HPCB_EINVAL;
-    if (p->page_mode != HPCB_PAGES_NORMAL && p->page_mode != HPCB_PAGES_HUGE &&
-        p->page_mode != HPCB_PAGES_SYSTEM)
-        return HPCB_EINVAL;
-    return HPCB_OK;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    if (p->array_bytes == 0 || p->array_bytes % (LINE_DOUBLES * sizeof(double)) != 0)
+        return hpcb_why_set(why, "array_bytes", "must be a positive multiple of %zu bytes (a cache line of doubles), "
+                            "got %zu", LINE_DOUBLES * sizeof(double), p->array_bytes);
+    int rc;
+    if ((rc = hpcb_why_range(why, "repetitions", p->repetitions, 1, 1000000, "")) != HPCB_OK ||
+        (rc = hpcb_why_range(why, "warmup", p->warmup, 0, 1000, "")) != HPCB_OK)
+        return rc;
+    return hpcb_page_mode_check(p->page_mode, why);
+}
+
+int hpcb_copy_check(const struct hpcb_copy_params *p, struct hpcb_why *why)
+{
+    int rc = hpcb_copy_check_sizes(p, why);
+    return rc != HPCB_OK ? rc : hpcb_team_check(&p->team, why);
 }
 
 /* The timed loop. Ordinary stores, as STREAM compiled without streaming-store
@@ -36,19 +45,12 @@ static void copy_lines(double *restrict dst, const double *restrict src, size_t 
     }
 }
 
-struct copy_job {
-    const struct hpcb_copy_params *params;
-    double *ns;
-    double *ticks;
-    size_t reps;
-    struct hpcb_phase phase;
-};
-
 static int copy_member(void *arg, size_t member)
 {
-    struct copy_job *job = arg;
+    struct hpcb_team_job *job = arg;
     const struct hpcb_copy_params *p = job->params;
-    size_t n = p->array_bytes / sizeof(double);
+    struct hpcb_copy_out *out = job->out;
+    size_t reps = p->repetitions, n = p->array_bytes / sizeof(double);
     size_t lines = n / LINE_DOUBLES;
     struct hpcb_region src = {0}, dst = {0};
 
@@ -69,7 +71,7 @@ static int copy_member(void *arg, size_t member)
     /* A member that stops because another failed keeps its own status (OK),
      * so the team reports the failure of the member that had it. */
     size_t done = 0;
-    for (size_t r = 0; r < job->reps; r++) {
+    for (size_t r = 0; r < reps; r++) {
         if (!hpcb_phase_wait(&job->phase, rc == HPCB_OK))
             break;
         HPCB_COMPILER_BARRIER();
@@ -79,29 +81,23 @@ static int copy_member(void *arg, size_t member)
         uint64_t t1 = hpcb_ticks();
         uint64_t n1 = hpcb_now_ns();
         HPCB_COMPILER_BARRIER();
-        job->ns[member * job->reps + r] = (double)(n1 - n0);
-        job->ticks[member * job->reps + r] = (double)(t1 - t0);
+        out->ns[member * reps + r] = (double)(n1 - n0);
+        out->ticks[member * reps + r] = (double)(t1 - t0);
         done++;
     }
 
     /* The destination started as -1.0 everywhere: it equals the source only
      * if the copies really happened. */
-    if (rc == HPCB_OK && done == job->reps && memcmp(src.data, dst.data, p->array_bytes) != 0)
+    if (rc == HPCB_OK && done == reps && memcmp(src.data, dst.data, p->array_bytes) != 0)
         rc = HPCB_ECHECK;
     hpcb_region_free(&src);
     hpcb_region_free(&dst);
     return rc;
 }
 
-int hpcb_copy_team(const struct hpcb_copy_params *p, const unsigned *pus, size_t nmembers,
-                   double *ns, double *ticks, size_t reps)
+int hpcb_copy_run(const struct hpcb_copy_params *p, struct hpcb_copy_out *out)
 {
-    int rc = hpcb_copy_check(p);
-    if (rc != HPCB_OK)
-        return rc;
-    if (ns == NULL || ticks == NULL || reps == 0)
-        return HPCB_EINVAL;
-    struct copy_job job = {.params = p, .ns = ns, .ticks = ticks, .reps = reps};
-    hpcb_phase_init(&job.phase, nmembers);
-    return hpcb_team_run(pus, nmembers, copy_member, &job, NULL);
+    int rc = hpcb_contract_start(hpcb_copy_check(p, NULL), out != NULL && out->ns != NULL && out->ticks != NULL);
+    struct hpcb_team_job job = {.params = p, .out = out};
+    return rc != HPCB_OK ? rc : hpcb_team_run(&p->team, copy_member, &job, &job.phase);
 }

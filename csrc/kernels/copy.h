@@ -11,18 +11,30 @@
 
 #include <stddef.h>
 
+#include "../runtime/team.h"
+#include "../runtime/why.h"
+
 struct hpcb_copy_params {
+    struct hpcb_team_params team; /* one member per PU */
     size_t array_bytes;   /* bytes of each array; a positive multiple of 64 */
-    size_t warmup;        /* untimed copies before the first repetition */
+    size_t repetitions;   /* timed copies per member (1..1000000) */
+    size_t warmup;        /* untimed copies before the first repetition (at most 1000) */
     int page_mode;        /* enum hpcb_page_mode */
 };
 
-int hpcb_copy_check(const struct hpcb_copy_params *p);
+/* Member m's repetition r is at [m * repetitions + r]. */
+struct hpcb_copy_out {
+    double *ns;           /* team.npus x repetitions: nanoseconds per copy */
+    double *ticks;        /* team.npus x repetitions: ticks per copy */
+};
 
-/* Member m writes the duration in ns of repetition r to ns[m*reps + r] and
- * the TSC ticks to ticks[m*reps + r]. After timing, each member checks that
- * its destination equals its source (HPCB_ECHECK otherwise). */
-int hpcb_copy_team(const struct hpcb_copy_params *p, const unsigned *pus, size_t nmembers,
-                   double *ns, double *ticks, size_t reps);
+/* The rules about sizes and counts (no team needed). */
+int hpcb_copy_check_sizes(const struct hpcb_copy_params *p, struct hpcb_why *why);
+/* Those, then the team's. */
+int hpcb_copy_check(const struct hpcb_copy_params *p, struct hpcb_why *why);
+
+/* After timing, each member checks that its destination equals its source
+ * (HPCB_ECHECK otherwise). */
+int hpcb_copy_run(const struct hpcb_copy_params *p, struct hpcb_copy_out *out);
 
 #endif /* HPCB_COPY_H */

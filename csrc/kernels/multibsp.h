@@ -1,60 +1,80 @@
 /* multibsp.h - MBSPDiscover's kernels on pinned thread teams.
  *
- * h-communication (hpcb_hcomm): p threads, one per child of a MultiBSP
+ * h-communication (hpcb_hcomm_run): p threads, one per child of a MultiBSP
  * component, pinned to the child's first PU. Each measures its DAXPY rate
- * (before and after the h sweep; the better of the two);
+ * (daxpy.h, before and after the h sweep; the better of the two);
  * then for h = 0 .. hmax, every thread writes h words cyclically into the
  * slots of the other threads in one shared buffer (single words, the
  * slowest pattern, as bspbench and the paper do), then all meet at a
  * barrier; `iterations` such supersteps per timed block, `blocks` blocks per
  * h after `warmup` untimed supersteps. Thread 0 times the blocks.
  *
- * Inner product (hpcb_inner_product): Algorithm 1.3 over a whole tree, one
- * thread per leaf PU: each computes the sum of squares of its slice; then,
- * bottom up, at every component all threads of the component meet at the
- * component's barrier and its master (first thread) adds up its children's
- * partial results. The team is started for every repetition, as a MultiBSP
- * `begin` does, so the start-up cost the paper saw is measured too. */
+ * Inner product (hpcb_inner_product_run): Algorithm 1.3 over a whole tree,
+ * one thread per leaf PU: each computes the sum of squares of its slice;
+ * then, bottom up, at every component all threads of the component meet at
+ * the component's barrier and its master adds up its children's partial
+ * results. The team is started for every repetition, as a MultiBSP `begin`
+ * does, so the start-up cost the paper saw is measured too. */
 #ifndef HPCB_MULTIBSP_H
 #define HPCB_MULTIBSP_H
 
 #include <stddef.h>
 
+#include "../runtime/team.h"
+#include "../runtime/why.h"
+
 struct hpcb_hcomm_params {
-    size_t hmax;
-    size_t iterations;     /* supersteps per timed block */
-    size_t blocks;         /* timed blocks per h */
+    struct hpcb_team_params team;  /* at least 2 PUs, thread t on team.pus[t] */
+    size_t hmax;           /* 1..2**20 */
+    size_t iterations;     /* supersteps per timed block, 1..HPCB_MAX_SAMPLES */
+    size_t blocks;         /* timed blocks per h, 1..100000 */
     size_t warmup;         /* untimed supersteps per h */
-    size_t daxpy_length;   /* doubles per vector for the rate */
+    size_t daxpy_length;   /* doubles per vector for the rate, 1..2**26 */
 };
 
-/* ticks[h * blocks + b]: block b of h (thread 0's clock); rate[t]: DAXPY
- * flops per tick of thread t. */
-int hpcb_hcomm(const struct hpcb_hcomm_params *p, const unsigned *pus, size_t nthreads, double *ticks,
-               double *rate);
+struct hpcb_hcomm_out {
+    double *ticks;         /* (hmax + 1) x blocks: [h * blocks + b], thread 0's clock */
+    double *rate;          /* team.npus: DAXPY flops per tick of thread t */
+};
+
+/* The rules about sizes and counts (no team needed). */
+int hpcb_hcomm_check_sizes(const struct hpcb_hcomm_params *p, struct hpcb_why *why);
+/* Those, then the team's, and at least two threads. */
+int hpcb_hcomm_check(const struct hpcb_hcomm_params *p, struct hpcb_why *why);
+
+/* Payload: after h = hmax every slot a thread wrote holds hmax + 1. */
+int hpcb_hcomm_run(const struct hpcb_hcomm_params *p, struct hpcb_hcomm_out *out);
 
 /* The tree, flattened: ncomp components in bottom-up order (children before
- * parents, the root last). parent[c] is the parent component (-1 for the
- * root); leaf_parent[t] is thread t's component. A component's master is
- * its first thread (master[c]); nleaves[c] threads are in its subtree.
+ * parents, so parent[c] > c; the root last, parent -1). leaf_parent[t] is
+ * thread t's component; nleaves[c] is the number of threads below c (every
+ * one of them meets at c's barrier); master[c] is a thread below c (the
+ * first, by convention; thread 0 for the root) that adds up c's children.
  * Thread t sums x[begin[t] .. end[t]). */
-struct hpcb_ip_tree {
-    size_t nthreads;
-    size_t ncomp;
-    const unsigned *pus;
-    const long *leaf_parent;
-    const long *parent;
-    const long *master;
-    const long *nleaves;
-    const size_t *begin;
-    const size_t *end;
+struct hpcb_inner_product_params {
+    struct hpcb_team_params team;  /* thread t on team.pus[t]; nthreads = team.npus */
+    size_t ncomp;                  /* at least 1 */
+    const long *leaf_parent;       /* nthreads */
+    const long *parent;            /* ncomp */
+    const long *master;            /* ncomp */
+    const long *nleaves;           /* ncomp */
+    const size_t *begin;           /* nthreads */
+    const size_t *end;             /* nthreads, each at most n */
+    const double *x;               /* n doubles */
+    size_t n;
+    size_t reps;                   /* runs, 1..100000 */
 };
 
-/* reps runs over the vector x of n doubles: total_ticks[r] from the start
- * of the team to its end (threads started and joined), inside_ticks[r] from
- * all threads ready to the root's sum (thread 0's clock); *result: the last
- * run's inner product. */
-int hpcb_inner_product(const struct hpcb_ip_tree *tree, const double *x, size_t n, size_t reps,
-                       double *total_ticks, double *inside_ticks, double *result);
+struct hpcb_inner_product_out {
+    double *total_ticks;    /* reps: from the start of the team to its end (threads started and joined) */
+    double *inside_ticks;   /* reps: from all threads ready to the root's sum (thread 0's clock) */
+    double result;          /* written: the last run's inner product */
+};
+
+/* The tree rules above, reps and the team's; HPCB_ENOMEM if the check
+ * cannot allocate its scratch counts. */
+int hpcb_inner_product_check(const struct hpcb_inner_product_params *p, struct hpcb_why *why);
+
+int hpcb_inner_product_run(const struct hpcb_inner_product_params *p, struct hpcb_inner_product_out *out);
 
 #endif /* HPCB_MULTIBSP_H */

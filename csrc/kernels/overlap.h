@@ -1,31 +1,43 @@
-/* overlap.h - CoMet's overlap of communication with computation, and the
- * DAXPY rate of one core (r_inf and n_1/2 come from the Python side).
+/* overlap.h - CoMet's overlap of communication with computation.
  *
- * The overlap kernel runs on a pair of ranks (others pass MPI_PROC_NULL and
- * only join the starting barrier). Each iteration is one of:
+ * The overlap kernel runs on a pair of ranks (others pass a negative partner
+ * and only join the starting barrier). Each iteration is one of:
  *   HPCB_OVERLAP_BLOCKING:    exchange (Irecv, Send, Wait), then DAXPY
  *   HPCB_OVERLAP_NONBLOCKING: Irecv, Isend, DAXPY, Waitall
  *   HPCB_OVERLAP_COMM_ONLY:   the exchange alone
  *   HPCB_OVERLAP_COMPUTE_ONLY: the DAXPY alone
- * so that one sweep gives the time saved and the overlap percentage. */
+ * so that one sweep gives the time saved and the overlap percentage. The
+ * DAXPY is kernels/daxpy.h's. */
 #ifndef HPCB_OVERLAP_H
 #define HPCB_OVERLAP_H
 
 #include <mpi.h>
 #include <stddef.h>
 
-enum hpcb_overlap_mode {
-    HPCB_OVERLAP_BLOCKING = 0,
-    HPCB_OVERLAP_NONBLOCKING = 1,
-    HPCB_OVERLAP_COMM_ONLY = 2,
-    HPCB_OVERLAP_COMPUTE_ONLY = 3
+#include "../runtime/hpcb.h"
+#include "../runtime/why.h"
+
+/* The modes above, valued 0 to 3 in this order. */
+#define HPCB_OVERLAP_MODES(X) X(OVERLAP_BLOCKING) X(OVERLAP_NONBLOCKING) X(OVERLAP_COMM_ONLY) X(OVERLAP_COMPUTE_ONLY)
+enum hpcb_overlap_mode { HPCB_OVERLAP_MODES(HPCB_ENUMERATOR) HPCB_OVERLAP_MODE_COUNT };
+
+struct hpcb_overlap_params {
+    MPI_Comm comm;
+    int partner;          /* a rank of comm other than this one, or negative to sit out */
+    size_t bytes;         /* message size, 0..INT32_MAX */
+    size_t n;             /* DAXPY vector length (the daxpy family's rule) */
+    int mode;             /* enum hpcb_overlap_mode */
+    size_t warmup;        /* untimed iterations */
+    size_t iterations;    /* timed iterations, 1..HPCB_MAX_SAMPLES */
 };
 
-/* y += a * x over n doubles, `warmup` untimed then `iterations` timed, on
- * the calling thread; checks y afterwards. */
-int hpcb_daxpy_times(size_t n, size_t warmup, size_t iterations, double *ticks);
+struct hpcb_overlap_out {
+    double *ticks;        /* iterations; untouched on a rank that sits out */
+};
 
-int hpcb_overlap(MPI_Comm comm, int partner, size_t bytes, size_t n, int mode, size_t warmup,
-                 size_t iterations, double *ticks);
+int hpcb_overlap_check(const struct hpcb_overlap_params *p, struct hpcb_why *why);
+
+/* Checks the DAXPY result and (except compute-only) the partner's bytes. */
+int hpcb_overlap_run(const struct hpcb_overlap_params *p, struct hpcb_overlap_out *out);
 
 #endif /* HPCB_OVERLAP_H */

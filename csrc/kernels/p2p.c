@@ -1,112 +1,99 @@
 /* p2p.c - echo and pairwise exchange; see p2p.h. */
 #include "p2p.h"
 
-#include <stdlib.h>
-
-#include "../hpcb.h"
-#include "../timer.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/timer.h"
+#include "comm.h"
 #include "msgbuf.h"
 
 #define TAG_ECHO 4101
 #define TAG_EXCHANGE 4102
 
-static int check_common(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks, int *rank)
+int hpcb_p2p_check_sizes(const struct hpcb_p2p_params *p, struct hpcb_why *why)
 {
-    int size;
-    if (comm == MPI_COMM_NULL || p == NULL || ticks == NULL || p->iterations == 0 || p->inner == 0)
-        return HPCB_EINVAL;
-    if (p->bytes > (size_t)INT32_MAX)
-        return HPCB_EINVAL;
-    if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return HPCB_EMPI;
-    if (p->partner != MPI_PROC_NULL && (p->partner < 0 || p->partner >= size || p->partner == *rank))
-        return HPCB_EINVAL;
-    return HPCB_OK;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    int rc;
+    if ((rc = hpcb_comm_check_bytes("bytes", p->bytes, why)) != HPCB_OK ||
+        (rc = hpcb_comm_check_iterations("iterations", p->iterations, why)) != HPCB_OK)
+        return rc;
+    return hpcb_why_range(why, "inner", p->inner, 1, 1000000, "");
 }
 
-/* Buffers of at least one byte, so that 0-byte messages still have an address. */
-static int alloc_pair(size_t bytes, unsigned char **send, unsigned char **recv)
+int hpcb_p2p_check(const struct hpcb_p2p_params *p, struct hpcb_why *why)
 {
-    *send = malloc(bytes ? bytes : 1);
-    *recv = malloc(bytes ? bytes : 1);
-    if (*send == NULL || *recv == NULL) {
-        free(*send);
-        free(*recv);
-        return HPCB_ENOMEM;
-    }
-    return HPCB_OK;
-}
-
-/* One echo iteration, as the initiator or as the responder. */
-static int echo_once(MPI_Comm comm, const struct hpcb_p2p_params *p, unsigned char *sbuf,
-                     unsigned char *rbuf, int count)
-{
-    if (p->initiator) {
-        if (MPI_Send(sbuf, count, MPI_BYTE, p->partner, TAG_ECHO, comm) != MPI_SUCCESS ||
-            MPI_Recv(rbuf, count, MPI_BYTE, p->partner, TAG_ECHO, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return HPCB_EMPI;
-    } else {
-        /* The responder sends back exactly what it received. */
-        if (MPI_Recv(rbuf, count, MPI_BYTE, p->partner, TAG_ECHO, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-            MPI_Send(rbuf, count, MPI_BYTE, p->partner, TAG_ECHO, comm) != MPI_SUCCESS)
-            return HPCB_EMPI;
-    }
-    return HPCB_OK;
-}
-
-int hpcb_echo(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks)
-{
-    int rank;
-    int rc = check_common(comm, p, ticks, &rank);
-    if (rc != HPCB_OK)
-        return rc;
-    unsigned char *sbuf = NULL, *rbuf = NULL;
-    if (p->partner != MPI_PROC_NULL && (rc = alloc_pair(p->bytes, &sbuf, &rbuf)) != HPCB_OK)
-        return rc;
-    if (sbuf != NULL) {
-        hpcb_pattern_fill(sbuf, p->bytes, (unsigned)rank);
-        for (size_t i = 0; i < p->bytes; i++)
-            rbuf[i] = (unsigned char)~sbuf[i];
-    }
-    /* Every rank joins the barrier, so all pairs start together. */
-    if (MPI_Barrier(comm) != MPI_SUCCESS)
-        rc = HPCB_EMPI;
-    if (p->partner == MPI_PROC_NULL)
-        return rc;
-    int count = (int)p->bytes;
-    for (size_t i = 0; rc == HPCB_OK && i < p->warmup; i++)
-        rc = echo_once(comm, p, sbuf, rbuf, count);
-    for (size_t i = 0; rc == HPCB_OK && i < p->iterations; i++) {
-        uint64_t t0 = hpcb_ticks();
-        for (size_t k = 0; rc == HPCB_OK && k < p->inner; k++)
-            rc = echo_once(comm, p, sbuf, rbuf, count);
-        ticks[i] = (double)(hpcb_ticks() - t0);
-    }
-    /* The initiator's bytes came back unchanged from the partner. */
-    if (rc == HPCB_OK && p->initiator && !hpcb_pattern_check(rbuf, p->bytes, (unsigned)rank))
-        rc = HPCB_ECHECK;
-    free(sbuf);
-    free(rbuf);
+    int rank, size;
+    int rc = hpcb_p2p_check_sizes(p, why);
+    if (rc == HPCB_OK)
+        rc = hpcb_comm_shape(p->comm, &rank, &size, why);
+    if (rc == HPCB_OK && p->partner >= 0)
+        rc = hpcb_comm_check_rank("partner", p->partner, size, rank, " or negative to sit out", why);
     return rc;
 }
 
-int hpcb_exchange(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks)
+/* What both kernels do first: check, buffers on the ranks of a pair (the
+ * receive buffer expecting the pattern of `expect_seed`, or of this rank if
+ * negative), and the barrier every rank joins so that all pairs start
+ * together; a rank whose allocation failed joins it too, so nobody waits
+ * for it there. */
+static int pair_start(const struct hpcb_p2p_params *p, const struct hpcb_p2p_out *out, int expect_seed,
+                      struct hpcb_msgbufs *b)
 {
-    int rank;
-    int rc = check_common(comm, p, ticks, &rank);
+    int rc = hpcb_contract_start(hpcb_p2p_check(p, NULL), out != NULL && out->ticks != NULL);
     if (rc != HPCB_OK)
         return rc;
-    unsigned char *sbuf = NULL, *rbuf = NULL;
-    if (p->partner != MPI_PROC_NULL && (rc = alloc_pair(p->bytes, &sbuf, &rbuf)) != HPCB_OK)
-        return rc;
-    if (sbuf != NULL) {
-        hpcb_pattern_fill(sbuf, p->bytes, (unsigned)rank);
-        hpcb_pattern_fill(rbuf, p->bytes, (unsigned)rank);  /* not the partner's pattern */
-    }
-    if (MPI_Barrier(comm) != MPI_SUCCESS)
+    if (p->partner >= 0)
+        rc = hpcb_msgbufs_alloc(b, p->comm, p->bytes, expect_seed);
+    if (MPI_Barrier(p->comm) != MPI_SUCCESS && rc == HPCB_OK)
         rc = HPCB_EMPI;
-    if (p->partner == MPI_PROC_NULL)
-        return rc;
+    return rc;
+}
+
+/* One echo iteration, as the initiator or as the responder. */
+static int echo_once(const struct hpcb_p2p_params *p, const struct hpcb_msgbufs *b, int count)
+{
+    if (p->initiator) {
+        if (MPI_Send(b->send, count, MPI_BYTE, p->partner, TAG_ECHO, p->comm) != MPI_SUCCESS ||
+            MPI_Recv(b->recv, count, MPI_BYTE, p->partner, TAG_ECHO, p->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return HPCB_EMPI;
+    } else {
+        /* The responder sends back exactly what it received. */
+        if (MPI_Recv(b->recv, count, MPI_BYTE, p->partner, TAG_ECHO, p->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+            MPI_Send(b->recv, count, MPI_BYTE, p->partner, TAG_ECHO, p->comm) != MPI_SUCCESS)
+            return HPCB_EMPI;
+    }
+    return HPCB_OK;
+}
+
+int hpcb_p2p_echo(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out)
+{
+    struct hpcb_msgbufs b = {0};
+    int rc = pair_start(p, out, -1, &b);
+    if (rc != HPCB_OK || p->partner < 0)
+        goto done;
+    int count = (int)p->bytes;
+    for (size_t i = 0; rc == HPCB_OK && i < p->warmup; i++)
+        rc = echo_once(p, &b, count);
+    for (size_t i = 0; rc == HPCB_OK && i < p->iterations; i++) {
+        uint64_t t0 = hpcb_ticks();
+        for (size_t k = 0; rc == HPCB_OK && k < p->inner; k++)
+            rc = echo_once(p, &b, count);
+        out->ticks[i] = (double)(hpcb_ticks() - t0);
+    }
+    /* The initiator's bytes came back unchanged from the partner. */
+    if (rc == HPCB_OK && p->initiator)
+        rc = hpcb_msgbufs_verify(&b, (unsigned)b.rank);
+done:
+    hpcb_msgbufs_free(&b);
+    return rc;
+}
+
+int hpcb_p2p_exchange(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out)
+{
+    struct hpcb_msgbufs b = {0};
+    int rc = pair_start(p, out, p != NULL ? p->partner : -1, &b);
+    if (rc != HPCB_OK || p->partner < 0)
+        goto done;
     int count = (int)p->bytes;
     size_t total = p->warmup + p->iterations;
     for (size_t i = 0; rc == HPCB_OK && i < total; i++) {
@@ -114,18 +101,18 @@ int hpcb_exchange(MPI_Comm comm, const struct hpcb_p2p_params *p, double *ticks)
         uint64_t t0 = hpcb_ticks();
         for (size_t k = 0; rc == HPCB_OK && k < repeat; k++) {
             MPI_Request req;
-            if (MPI_Irecv(rbuf, count, MPI_BYTE, p->partner, TAG_EXCHANGE, comm, &req) != MPI_SUCCESS ||
-                MPI_Send(sbuf, count, MPI_BYTE, p->partner, TAG_EXCHANGE, comm) != MPI_SUCCESS ||
+            if (MPI_Irecv(b.recv, count, MPI_BYTE, p->partner, TAG_EXCHANGE, p->comm, &req) != MPI_SUCCESS ||
+                MPI_Send(b.send, count, MPI_BYTE, p->partner, TAG_EXCHANGE, p->comm) != MPI_SUCCESS ||
                 MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
                 rc = HPCB_EMPI;
         }
         uint64_t t1 = hpcb_ticks();
         if (i >= p->warmup)
-            ticks[i - p->warmup] = (double)(t1 - t0);
+            out->ticks[i - p->warmup] = (double)(t1 - t0);
     }
-    if (rc == HPCB_OK && p->bytes > 0 && !hpcb_pattern_check(rbuf, p->bytes, (unsigned)p->partner))
-        rc = HPCB_ECHECK;
-    free(sbuf);
-    free(rbuf);
+    if (rc == HPCB_OK)
+        rc = hpcb_msgbufs_verify(&b, (unsigned)p->partner);
+done:
+    hpcb_msgbufs_free(&b);
     return rc;
 }

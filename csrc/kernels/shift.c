@@ -1,43 +1,41 @@
 /* shift.c - see shift.h. */
 #include "shift.h"
 
-#include <stdlib.h>
-
-#include "../hpcb.h"
-#include "../timer.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/timer.h"
+#include "comm.h"
 #include "msgbuf.h"
 
 #define TAG_SHIFT 4401
 
-int hpcb_shift(MPI_Comm comm, int dest, int source, size_t bytes, size_t warmup, size_t iterations,
-               double *ticks)
+int hpcb_shift_check(const struct hpcb_shift_params *p, struct hpcb_why *why)
 {
-    int rank, size;
-    if (comm == MPI_COMM_NULL || ticks == NULL || iterations == 0 || bytes > (size_t)INT32_MAX)
-        return HPCB_EINVAL;
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return HPCB_EMPI;
-    int active = dest >= 0;
-    if (active && (dest >= size || source < 0 || source >= size))
-        return HPCB_EINVAL;
+    int rank, size, rc;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    if ((rc = hpcb_comm_check_bytes("bytes", p->bytes, why)) != HPCB_OK ||
+        (rc = hpcb_comm_check_iterations("iterations", p->iterations, why)) != HPCB_OK ||
+        (rc = hpcb_comm_shape(p->comm, &rank, &size, why)) != HPCB_OK || p->dest < 0)
+        return rc;
+    if ((rc = hpcb_comm_check_rank("dest", p->dest, size, -1, " or negative to sit out", why)) != HPCB_OK)
+        return rc;
+    return hpcb_comm_check_rank("source", p->source, size, -1, " (when dest is not negative)", why);
+}
 
-    unsigned char *sbuf = NULL, *rbuf = NULL;
-    int rc = HPCB_OK;
-    if (active) {
-        sbuf = malloc(bytes ? bytes : 1);
-        rbuf = malloc(bytes ? bytes : 1);
-        if (sbuf == NULL || rbuf == NULL)
-            rc = HPCB_ENOMEM;
-        else {
-            hpcb_pattern_fill(sbuf, bytes, (unsigned)rank);
-            hpcb_pattern_fill(rbuf, bytes, (unsigned)rank + 1u);
-        }
-    }
-    int count = (int)bytes;
+int hpcb_shift_run(const struct hpcb_shift_params *p, struct hpcb_shift_out *out)
+{
+    int rc = hpcb_contract_start(hpcb_shift_check(p, NULL), out != NULL && out->ticks != NULL);
+    if (rc != HPCB_OK)
+        return rc;
+    int active = p->dest >= 0;
+    struct hpcb_msgbufs b = {0};
+    if (active)
+        rc = hpcb_msgbufs_alloc(&b, p->comm, p->bytes, p->source);
+    int count = (int)p->bytes;
     /* Every rank runs every barrier, even after a local failure, so that
      * nobody waits forever; the failure is reported at the end. */
-    for (size_t i = 0; i < warmup + iterations; i++) {
-        if (MPI_Barrier(comm) != MPI_SUCCESS) {
+    for (size_t i = 0; i < p->warmup + p->iterations; i++) {
+        if (MPI_Barrier(p->comm) != MPI_SUCCESS) {
             rc = HPCB_EMPI;
             break;
         }
@@ -45,17 +43,16 @@ int hpcb_shift(MPI_Comm comm, int dest, int source, size_t bytes, size_t warmup,
             continue;
         MPI_Request req[2];
         uint64_t t0 = hpcb_ticks();
-        if (MPI_Irecv(rbuf, count, MPI_BYTE, source, TAG_SHIFT, comm, &req[0]) != MPI_SUCCESS ||
-            MPI_Isend(sbuf, count, MPI_BYTE, dest, TAG_SHIFT, comm, &req[1]) != MPI_SUCCESS ||
+        if (MPI_Irecv(b.recv, count, MPI_BYTE, p->source, TAG_SHIFT, p->comm, &req[0]) != MPI_SUCCESS ||
+            MPI_Isend(b.send, count, MPI_BYTE, p->dest, TAG_SHIFT, p->comm, &req[1]) != MPI_SUCCESS ||
             MPI_Waitall(2, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
             rc = HPCB_EMPI;
         uint64_t t1 = hpcb_ticks();
-        if (i >= warmup)
-            ticks[i - warmup] = (double)(t1 - t0);
+        if (i >= p->warmup)
+            out->ticks[i - p->warmup] = (double)(t1 - t0);
     }
-    if (rc == HPCB_OK && active && bytes > 0 && !hpcb_pattern_check(rbuf, bytes, (unsigned)source))
-        rc = HPCB_ECHECK;
-    free(sbuf);
-    free(rbuf);
+    if (rc == HPCB_OK && active)
+        rc = hpcb_msgbufs_verify(&b, (unsigned)p->source);
+    hpcb_msgbufs_free(&b);
     return rc;
 }

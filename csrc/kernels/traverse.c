@@ -4,33 +4,40 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "../hpcb.h"
-#include "../memory.h"
-#include "../phase.h"
-#include "../team.h"
-#include "../timer.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/memory.h"
+#include "../runtime/phase.h"
+#include "../runtime/timer.h"
 
-int hpcb_traverse_check(const struct hpcb_traverse_params *p)
+static const char *const orders[] = {HPCB_ORDERS(HPCB_ENUM_NAME)};
+
+int hpcb_traverse_check(const struct hpcb_traverse_params *p, struct hpcb_why *why)
 {
-    if (p == NULL || p->stride_bytes == 0 || p->stride_bytes % sizeof(int) != 0)
-        return HPCB_EINVAL;
-    if (p->array_bytes < p->stride_bytes || p->array_bytes % p->stride_bytes != 0)
-        return HPCB_EINVAL;
-    /* Offsets between slots are stored in an int. */
-    if (p->array_bytes / sizeof(int) > (size_t)INT_MAX)
-        return HPCB_EINVAL;
-    if (p->order != HPCB_ORDER_SEQUENTIAL && p->order != HPCB_ORDER_RANDOM &&
-        p->order != HPCB_ORDER_WINDOWED)
-        return HPCB_EINVAL;
-    if (p->order == HPCB_ORDER_WINDOWED &&
-        (p->window_bytes < p->stride_bytes || p->window_bytes % p->stride_bytes != 0))
-        return HPCB_EINVAL;
-    if (p->min_accesses == 0 || p->min_accesses > ((size_t)1 << 40))
-        return HPCB_EINVAL;
-    return HPCB_OK;
+    int rc;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    if (p->stride_bytes == 0 || p->stride_bytes % sizeof(int) != 0)
+        return hpcb_why_set(why, "stride_bytes", "must be a positive multiple of sizeof(int) (%zu bytes), got %zu",
+                            sizeof(int), p->stride_bytes);
+    if (p->array_bytes == 0 || p->array_bytes % p->stride_bytes != 0)
+        return hpcb_why_set(why, "array_bytes", "must be a positive multiple of stride_bytes (%zu bytes), got %zu",
+                            p->stride_bytes, p->array_bytes);
+    size_t largest = (size_t)INT_MAX * sizeof(int);   /* offsets between slots are stored in ints */
+    if ((rc = hpcb_why_range(why, "array_bytes", p->array_bytes, 0, largest, " bytes")) != HPCB_OK ||
+        (rc = hpcb_why_choice(why, "order", p->order, orders, HPCB_ORDER_COUNT)) != HPCB_OK)
+        return rc;
+    if (p->order == HPCB_ORDER_WINDOWED && (p->window_bytes == 0 || p->window_bytes % p->stride_bytes != 0))
+        return hpcb_why_set(why, "window_bytes",
+                            "must be a positive multiple of stride_bytes (%zu bytes) with ORDER_WINDOWED, got %zu",
+                            p->stride_bytes, p->window_bytes);
+    if ((rc = hpcb_why_range(why, "min_accesses", p->min_accesses, 1, (size_t)1 << 40, "")) != HPCB_OK ||
+        (rc = hpcb_why_range(why, "samples", p->samples, 1, HPCB_MAX_SAMPLES, "")) != HPCB_OK ||
+        (rc = hpcb_page_mode_check(p->page_mode, why)) != HPCB_OK)
+        return rc;
+    return p->team.pus == NULL ? HPCB_OK : hpcb_team_check(&p->team, why);
 }
 
-size_t hpcb_traverse_accesses_per_sample(const struct hpcb_traverse_params *p)
+static size_t accesses_per_sample(const struct hpcb_traverse_params *p)
 {
     size_t slots = p->array_bytes / p->stride_bytes;
     size_t rounds = (p->min_accesses + slots - 1) / slots;
@@ -160,13 +167,13 @@ static int prepare(const struct hpcb_traverse_params *p, struct prepared *out)
     int *a = out->region.data;
     size_t stride_ints = p->stride_bytes / sizeof(int);
     out->slots = p->array_bytes / p->stride_bytes;
-    out->per_sample = hpcb_traverse_accesses_per_sample(p);
+    out->per_sample = accesses_per_sample(p);
     rc = link_slots(a, out->slots, stride_ints, p->order, p->seed,
                     p->window_bytes / p->stride_bytes);
     if (rc == HPCB_OK && cycle_length(a, out->slots, stride_ints) != out->slots)
         rc = HPCB_ECHECK;
     if (rc == HPCB_OK)
-        for (size_t w = 0; w < p->warmup_traversals; w++)
+        for (size_t w = 0; w < p->warmup; w++)
             hpcb_sink_size(chase(a, out->slots));
     if (rc != HPCB_OK)
         hpcb_region_free(&out->region);
@@ -192,58 +199,37 @@ static int time_sample(const struct prepared *prep, double *ticks, double *ns)
     return HPCB_OK;
 }
 
-int hpcb_traverse(const struct hpcb_traverse_params *p, double *ticks, double *ns,
-                  size_t nsamples)
+/* One member (the calling thread, or one team member): prepare its own
+ * array (first touch on its own PU), then start each sample together with
+ * the other members, so that the samples really overlap. */
+static int traverse_member(void *arg, size_t member)
 {
-    int rc = hpcb_traverse_check(p);
-    if (rc != HPCB_OK)
-        return rc;
-    if (ticks == NULL || ns == NULL || nsamples == 0)
-        return HPCB_EINVAL;
+    struct hpcb_team_job *job = arg;
+    const struct hpcb_traverse_params *p = job->params;
+    struct hpcb_traverse_out *out = job->out;
+    size_t off = member * p->samples;
     struct prepared prep = {0};
-    rc = prepare(p, &prep);
-    for (size_t i = 0; rc == HPCB_OK && i < nsamples; i++)
-        rc = time_sample(&prep, &ticks[i], &ns[i]);
-    hpcb_region_free(&prep.region);
-    return rc;
-}
-
-struct team_job {
-    const struct hpcb_traverse_params *params;
-    double *ticks;
-    double *ns;
-    size_t nsamples;
-    struct hpcb_phase phase;
-};
-
-/* Every member prepares its own array (first touch on its own PU), then the
- * members start each sample together, so that the samples really overlap. */
-static int team_member(void *arg, size_t member)
-{
-    struct team_job *job = arg;
-    size_t off = member * job->nsamples;
-    struct prepared prep = {0};
-    int rc = prepare(job->params, &prep);
+    int rc = prepare(p, &prep);
     /* A member that stops because another failed returns its own status
      * (OK), so the team reports the failure of the member that had it. */
-    for (size_t i = 0; i < job->nsamples; i++) {
+    for (size_t i = 0; i < p->samples; i++) {
         if (!hpcb_phase_wait(&job->phase, rc == HPCB_OK))
             break;
-        rc = time_sample(&prep, &job->ticks[off + i], &job->ns[off + i]);
+        rc = time_sample(&prep, &out->ticks[off + i], &out->ns[off + i]);
     }
     hpcb_region_free(&prep.region);
     return rc;
 }
 
-int hpcb_traverse_team(const struct hpcb_traverse_params *p, const unsigned *pus,
-                       size_t nmembers, double *ticks, double *ns, size_t nsamples)
+int hpcb_traverse_run(const struct hpcb_traverse_params *p, struct hpcb_traverse_out *out)
 {
-    int rc = hpcb_traverse_check(p);
+    int rc = hpcb_contract_start(hpcb_traverse_check(p, NULL), out != NULL && out->ticks != NULL && out->ns != NULL);
     if (rc != HPCB_OK)
         return rc;
-    if (ticks == NULL || ns == NULL || nsamples == 0)
-        return HPCB_EINVAL;
-    struct team_job job = {.params = p, .ticks = ticks, .ns = ns, .nsamples = nsamples};
-    hpcb_phase_init(&job.phase, nmembers);
-    return hpcb_team_run(pus, nmembers, team_member, &job, NULL);
+    out->accesses_per_sample = accesses_per_sample(p);
+    struct hpcb_team_job job = {.params = p, .out = out};
+    if (p->team.pus != NULL)
+        return hpcb_team_run(&p->team, traverse_member, &job, &job.phase);
+    hpcb_phase_init(&job.phase, 1);   /* alone, every wait returns at once */
+    return traverse_member(&job, 0);
 }

@@ -5,6 +5,10 @@
  * last slot points back to the first, so the traversal `j += A[j]` is one
  * closed cycle: every load's address depends on the previous load, which
  * defeats out-of-order overlap and keeps the compiler from removing the loop.
+ *
+ * One entry point runs on the calling thread (team.pus NULL) or on a team of
+ * pinned threads, each member with its own array touched first by itself,
+ * all members starting every sample together.
  */
 #ifndef HPCB_TRAVERSE_H
 #define HPCB_TRAVERSE_H
@@ -12,37 +16,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum hpcb_order {
-    HPCB_ORDER_SEQUENTIAL = 0, /* slot 0, 1, 2, ...: Servet's constant stride */
-    HPCB_ORDER_RANDOM = 1,     /* one random cycle through the same slots */
-    HPCB_ORDER_WINDOWED = 2    /* random within windows of window_bytes, windows in random order */
-};
+#include "../runtime/hpcb.h"
+#include "../runtime/team.h"
+#include "../runtime/why.h"
+
+/* Visiting orders: ORDER_SEQUENTIAL (0) slot 0, 1, 2, ..., Servet's
+ * constant stride; ORDER_RANDOM (1) one random cycle through the same
+ * slots; ORDER_WINDOWED (2) random within windows of window_bytes, the
+ * windows in random order. */
+#define HPCB_ORDERS(X) X(ORDER_SEQUENTIAL) X(ORDER_RANDOM) X(ORDER_WINDOWED)
+enum hpcb_order { HPCB_ORDERS(HPCB_ENUMERATOR) HPCB_ORDER_COUNT };
 
 struct hpcb_traverse_params {
-    size_t array_bytes;       /* multiple of stride_bytes */
-    size_t stride_bytes;      /* positive multiple of sizeof(int) */
+    struct hpcb_team_params team; /* pus NULL: the calling thread, unpinned; else one member per PU */
+    size_t array_bytes;       /* a positive multiple of stride_bytes, at most INT_MAX ints */
+    size_t stride_bytes;      /* a positive multiple of sizeof(int) */
     int order;                /* enum hpcb_order */
-    uint64_t seed;            /* for HPCB_ORDER_RANDOM */
-    size_t min_accesses;      /* a sample is whole traversals, at least this many loads */
-    size_t warmup_traversals; /* untimed traversals before the first sample */
+    uint64_t seed;            /* for the random orders */
+    size_t min_accesses;      /* a sample is whole traversals, at least this many loads (1..2**40) */
+    size_t warmup;            /* untimed traversals before the first sample */
+    size_t samples;           /* timed samples per member (1..HPCB_MAX_SAMPLES) */
     int page_mode;            /* enum hpcb_page_mode */
-    size_t window_bytes;      /* HPCB_ORDER_WINDOWED: a multiple of stride_bytes */
+    size_t window_bytes;      /* HPCB_ORDER_WINDOWED: a positive multiple of stride_bytes */
 };
 
-/* 0 if the parameters obey the rules above, HPCB_EINVAL otherwise. */
-int hpcb_traverse_check(const struct hpcb_traverse_params *p);
+/* Member m's sample i is at [m * samples + i]; one member (m = 0) on the
+ * calling thread, team.npus members on a team. */
+struct hpcb_traverse_out {
+    double *ticks;                /* members x samples: ticks per access */
+    double *ns;                   /* members x samples: nanoseconds per access */
+    size_t accesses_per_sample;   /* written: loads per timed sample */
+};
 
-/* Loads per timed sample for these parameters. */
-size_t hpcb_traverse_accesses_per_sample(const struct hpcb_traverse_params *p);
+int hpcb_traverse_check(const struct hpcb_traverse_params *p, struct hpcb_why *why);
 
-/* Allocate, link, warm up and time `nsamples` samples on the calling thread.
- * ticks[i] and ns[i] receive the time per access of sample i. */
-int hpcb_traverse(const struct hpcb_traverse_params *p, double *ticks, double *ns,
-                  size_t nsamples);
-
-/* The same on every PU of `pus` at once, each member with its own array
- * touched first by itself. Member m writes ticks[m*nsamples + i]. */
-int hpcb_traverse_team(const struct hpcb_traverse_params *p, const unsigned *pus,
-                       size_t nmembers, double *ticks, double *ns, size_t nsamples);
+/* Allocate, link (and prove the chain is one cycle), warm up and time. */
+int hpcb_traverse_run(const struct hpcb_traverse_params *p, struct hpcb_traverse_out *out);
 
 #endif /* HPCB_TRAVERSE_H */

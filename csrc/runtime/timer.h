@@ -9,8 +9,11 @@
 #ifndef HPCB_TIMER_H
 #define HPCB_TIMER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "why.h"
 
 struct hpcb_timer_info {
     const char *source;        /* "tsc", "cntvct" or "clock_monotonic" */
@@ -21,6 +24,14 @@ struct hpcb_timer_info {
     double overhead_ns;        /* CLOCK_MONOTONIC: median cost of one read pair */
     double calibration_ns;     /* how long the calibration ran */
 };
+
+/* Nanoseconds from CLOCK_MONOTONIC. */
+static inline uint64_t hpcb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -42,25 +53,22 @@ static inline uint64_t hpcb_ticks(void)
 }
 #define HPCB_TICKS_SOURCE "cntvct"
 #else
+/* No cheaper counter: the ticks are CLOCK_MONOTONIC's nanoseconds. */
 static inline uint64_t hpcb_ticks(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return hpcb_now_ns();
 }
 #define HPCB_TICKS_SOURCE "clock_monotonic"
 #endif
 
-/* Nanoseconds from CLOCK_MONOTONIC. */
-static inline uint64_t hpcb_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+struct hpcb_timer_params {
+    size_t calibration_ms;     /* how long to compare the counter with CLOCK_MONOTONIC */
+};
 
-/* Measure the tick rate, resolution and overhead. calibration_ms is how long
- * to compare the tick counter with CLOCK_MONOTONIC (at least 1). */
-int hpcb_timer_calibrate(struct hpcb_timer_info *info, unsigned calibration_ms);
+/* calibration_ms: 1..10000. */
+int hpcb_timer_check(const struct hpcb_timer_params *p, struct hpcb_why *why);
+
+/* Measure the tick rate, resolution and overhead into *info. */
+int hpcb_timer_calibrate(const struct hpcb_timer_params *p, struct hpcb_timer_info *info);
 
 #endif /* HPCB_TIMER_H */

@@ -3,7 +3,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "hpcb.h"
 #include "topo.h"
@@ -49,44 +48,47 @@ static void *member_main(void *p)
     return NULL;
 }
 
-static int compare_unsigned(const void *a, const void *b)
+int hpcb_team_check(const struct hpcb_team_params *p, struct hpcb_why *why)
 {
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return (x > y) - (x < y);
-}
-
-/* Two members on one PU would time each other's slices, not a co-run. */
-static int has_duplicates(const unsigned *pus, size_t n, int *result)
-{
-    unsigned *sorted = malloc(n * sizeof *sorted);
-    if (sorted == NULL)
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    int rc = hpcb_why_range(why, "pus", p->npus, 1, HPCB_TEAM_MAX_MEMBERS, " PUs");
+    if (rc == HPCB_OK)
+        rc = hpcb_topo_check_pus(p->pus, p->npus, why);
+    if (rc != HPCB_OK)
+        return rc;
+    /* Every PU is known now, so the bitmap stays as small as the machine. */
+    hwloc_bitmap_t seen = hwloc_bitmap_alloc();
+    if (seen == NULL)
         return HPCB_ENOMEM;
-    memcpy(sorted, pus, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_unsigned);
-    *result = 0;
-    for (size_t i = 1; i < n; i++)
-        if (sorted[i] == sorted[i - 1])
-            *result = 1;
-    free(sorted);
-    return HPCB_OK;
+    for (size_t i = 0; rc == HPCB_OK && i < p->npus; i++) {
+        if (hwloc_bitmap_isset(seen, p->pus[i]))
+            rc = hpcb_why_set(why, "pus", "must be distinct: PU %u appears twice", p->pus[i]);
+        else if (hwloc_bitmap_set(seen, p->pus[i]) != 0)
+            rc = HPCB_ENOMEM;
+    }
+    hwloc_bitmap_free(seen);
+    return rc;
 }
 
-int hpcb_team_run(const unsigned *pus, size_t nmembers, hpcb_team_fn fn, void *arg,
-                  int *member_status)
+int hpcb_team_run(const struct hpcb_team_params *p, hpcb_team_fn fn, void *arg, struct hpcb_phase *phase)
 {
-    if (pus == NULL || fn == NULL || nmembers == 0 || nmembers > 65536)
+    int rc = hpcb_team_check(p, NULL);
+    return rc != HPCB_OK ? rc : hpcb_team_start(p, fn, arg, phase);
+}
+
+int hpcb_team_start(const struct hpcb_team_params *p, hpcb_team_fn fn, void *arg, struct hpcb_phase *phase)
+{
+    if (p == NULL || p->pus == NULL || p->npus == 0 || fn == NULL)
         return HPCB_EINVAL;
-    int duplicated;
-    int check = has_duplicates(pus, nmembers, &duplicated);
-    if (check != HPCB_OK)
-        return check;
-    if (duplicated)
-        return HPCB_EINVAL;
-    struct team t = {.pus = pus, .fn = fn, .arg = arg, .expected = nmembers};
+    if (phase != NULL)
+        hpcb_phase_init(phase, p->npus);
+    int rc = HPCB_OK;
+    size_t nmembers = p->npus;
+    struct team t = {.pus = p->pus, .fn = fn, .arg = arg, .expected = nmembers};
     pthread_t *threads = calloc(nmembers, sizeof *threads);
     struct member *members = calloc(nmembers, sizeof *members);
     t.status = calloc(nmembers, sizeof *t.status);
-    int rc = HPCB_OK;
     if (threads == NULL || members == NULL || t.status == NULL) {
         rc = HPCB_ENOMEM;
         goto out;
@@ -120,12 +122,8 @@ int hpcb_team_run(const unsigned *pus, size_t nmembers, hpcb_team_fn fn, void *a
     pthread_cond_destroy(&t.all_bound);
     pthread_mutex_destroy(&t.lock);
 
-    for (size_t i = 0; i < started; i++) {
-        if (member_status != NULL)
-            member_status[i] = t.status[i];
-        if (rc == HPCB_OK && t.status[i] != HPCB_OK)
-            rc = t.status[i];
-    }
+    for (size_t i = 0; i < started && rc == HPCB_OK; i++)
+        rc = t.status[i];
 out:
     free(threads);
     free(members);

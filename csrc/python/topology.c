@@ -1,11 +1,22 @@
-/* py_topology.c - glue: hwloc topologies as plain Python data, and thread
+/* topology.c - glue: hwloc topologies as plain Python data, and thread
  * binding. The Python class hpcbench.topology.Topology is built on this. */
-#include "glue.h"
+#include "families.h"
 
 #include <stdlib.h>
 
-#include "hpcb.h"
-#include "topo.h"
+#include "../runtime/hpcb.h"
+#include "../runtime/topo.h"
+
+/* Append `item` (a new reference, or NULL after a failure) to `list` and
+ * drop the reference; on failure drop the list too. 0 or -1. */
+static int append_new(PyObject *list, PyObject *item)
+{
+    int rc = item == NULL ? -1 : PyList_Append(list, item);
+    Py_XDECREF(item);
+    if (rc != 0)
+        Py_DECREF(list);
+    return rc;
+}
 
 /* OS indexes of the PUs in a cpuset, as a Python list. */
 static PyObject *cpuset_to_list(hwloc_const_cpuset_t set)
@@ -15,13 +26,8 @@ static PyObject *cpuset_to_list(hwloc_const_cpuset_t set)
         return list;
     int idx;
     hwloc_bitmap_foreach_begin(idx, set) {
-        PyObject *v = PyLong_FromLong(idx);
-        if (v == NULL || PyList_Append(list, v) != 0) {
-            Py_XDECREF(v);
-            Py_DECREF(list);
+        if (append_new(list, PyLong_FromLong(idx)) != 0)
             return NULL;
-        }
-        Py_DECREF(v);
     }
     hwloc_bitmap_foreach_end();
     return list;
@@ -119,15 +125,9 @@ static PyObject *describe_topology(hwloc_topology_t topo)
         return NULL;
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         for (hwloc_obj_t obj = hwloc_get_next_obj_by_type(topo, types[t], NULL); obj != NULL;
-             obj = hwloc_get_next_obj_by_type(topo, types[t], obj)) {
-            PyObject *d = describe_object(obj);
-            if (d == NULL || PyList_Append(objects, d) != 0) {
-                Py_XDECREF(d);
-                Py_DECREF(objects);
+             obj = hwloc_get_next_obj_by_type(topo, types[t], obj))
+            if (append_new(objects, describe_object(obj)) != 0)
                 return NULL;
-            }
-            Py_DECREF(d);
-        }
     }
     hwloc_obj_t root = hwloc_get_root_obj(topo);
     unsigned v = hwloc_get_api_version();
@@ -140,37 +140,25 @@ static PyObject *describe_topology(hwloc_topology_t topo)
 
 static PyObject *topology_describe(PyObject *self, PyObject *args)
 {
-    int kind;
-    const char *source = NULL;
-    if (!PyArg_ParseTuple(args, "i|z", &kind, &source))
+    struct hpcb_topo_params p = {.source = NULL};
+    struct hpcb_why why = {0};
+    if (!PyArg_ParseTuple(args, "i|z:topology_describe", &p.kind, &p.source) ||
+        glue_status(self, hpcb_topo_check(&p, &why), &why, "topology_describe") != 0)
         return NULL;
-    if (kind != HPCB_TOPO_THIS_MACHINE && kind != HPCB_TOPO_XML_FILE &&
-        kind != HPCB_TOPO_SYNTHETIC) {
-        PyErr_Format(PyExc_ValueError, "topology source kind must be 0, 1 or 2, got %d", kind);
-        return NULL;
-    }
-    if (kind == HPCB_TOPO_THIS_MACHINE) {
-        hwloc_topology_t topo;
-        int rc = hpcb_topo_machine(&topo);
-        if (rc != HPCB_OK)
-            return hpcb_raise(rc, "loading this machine's topology");
-        return describe_topology(topo);
-    }
-    if (source == NULL || source[0] == '\0') {
-        PyErr_SetString(PyExc_ValueError, "a topology file or description must not be empty");
-        return NULL;
-    }
     hwloc_topology_t topo;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = hpcb_topo_load(&topo, kind, source);
-    Py_END_ALLOW_THREADS
-    if (rc != HPCB_OK) {
-        PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
-                     kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology",
-                     source);
-        return NULL;
+    if (p.kind == HPCB_TOPO_THIS_MACHINE) {
+        rc = hpcb_topo_machine(&topo);
+        return rc != HPCB_OK ? glue_raise(self, rc, NULL, "loading this machine's topology") : describe_topology(topo);
     }
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_topo_load(&p, &topo);
+    Py_END_ALLOW_THREADS
+    if (rc == HPCB_EINVAL)   /* the check passed: hwloc refused what the file or string says */
+        return PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
+                            p.kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology", p.source);
+    if (rc != HPCB_OK)
+        return glue_raise(self, rc, NULL, "topology_describe");
     PyObject *result = describe_topology(topo);
     hwloc_topology_destroy(topo);
     return result;
@@ -179,54 +167,49 @@ static PyObject *topology_describe(PyObject *self, PyObject *args)
 static PyObject *bind_thread(PyObject *self, PyObject *args)
 {
     PyObject *seq;
-    if (!PyArg_ParseTuple(args, "O", &seq))
+    size_t n;
+    unsigned *pus;
+    struct hpcb_why why = {0};
+    if (!PyArg_ParseTuple(args, "O:bind_thread", &seq) || (pus = glue_pu_list(self, seq, &n)) == NULL)
         return NULL;
-    Py_ssize_t n;
-    unsigned *pus = hpcb_parse_pus(seq, "bind_thread", PY_SSIZE_T_MAX, &n);
-    if (pus == NULL)
-        return NULL;
-    int rc = hpcb_bind_thread(pus, (size_t)n);
+    int rc = hpcb_bind_check(pus, n, &why);
+    if (rc == HPCB_OK)
+        rc = hpcb_bind_thread(pus, n);
     free(pus);
-    if (rc == HPCB_EINVAL) {
-        PyErr_SetString(PyExc_ValueError, "bind_thread: a PU index is not on this machine");
-        return NULL;
-    }
-    if (rc != HPCB_OK)
-        return hpcb_raise(rc, "bind_thread");
-    Py_RETURN_NONE;
+    return glue_verdict(self, rc, &why, "bind_thread");
 }
 
 static PyObject *thread_binding(PyObject *self, PyObject *noargs)
 {
-    size_t count = 0;
-    int rc = hpcb_thread_binding(NULL, 0, &count);
-    if (rc != HPCB_OK)
-        return hpcb_raise(rc, "thread_binding");
-    unsigned *pus = malloc((count ? count : 1) * sizeof *pus);
-    if (pus == NULL)
-        return PyErr_NoMemory();
-    size_t got = 0;
-    rc = hpcb_thread_binding(pus, count, &got);
-    if (rc != HPCB_OK) {
-        free(pus);
-        return hpcb_raise(rc, "thread_binding");
-    }
-    if (got > count)
-        got = count;
-    PyObject *list = PyList_New((Py_ssize_t)got);
-    for (size_t i = 0; list != NULL && i < got; i++)
-        PyList_SET_ITEM(list, (Py_ssize_t)i, PyLong_FromUnsignedLong(pus[i]));
+    size_t count = 0, got = 0;
+    unsigned *pus = NULL;
+    PyObject *list = NULL;
+    int rc = hpcb_thread_binding(NULL, 0, &count);   /* how many, then which */
+    if (rc == HPCB_OK && (pus = malloc((count ? count : 1) * sizeof *pus)) == NULL)
+        rc = HPCB_ENOMEM;
+    if (rc == HPCB_OK)
+        rc = hpcb_thread_binding(pus, count, &got);
+    if (glue_status(self, rc, NULL, "thread_binding") == 0)
+        list = PyList_New(0);
+    for (size_t i = 0; list != NULL && i < got && i < count; i++)
+        if (append_new(list, PyLong_FromUnsignedLong(pus[i])) != 0)
+            list = NULL;
     free(pus);
     return list;
 }
 
-PyMethodDef hpcb_topology_methods[] = {
+static PyMethodDef topology_methods[] = {
     {"topology_describe", topology_describe, METH_VARARGS,
      "topology_describe(kind, source=None) -> dict of hwloc objects "
-     "(kind 0: this machine, 1: XML file, 2: synthetic string)."},
+     "(kind TOPO_THIS_MACHINE, TOPO_XML_FILE with a path, or TOPO_SYNTHETIC with a description)."},
     {"bind_thread", bind_thread, METH_VARARGS,
      "bind_thread(pus): bind the calling thread to these PU OS indexes."},
     {"thread_binding", thread_binding, METH_NOARGS,
      "thread_binding() -> list of the PU OS indexes the calling thread may use."},
     {NULL, NULL, 0, NULL},
 };
+
+int glue_topology_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, topology_methods);
+}

@@ -10,12 +10,16 @@
 
 #define HUGE_ALIGN ((size_t)2 << 20)
 
+static const char *const page_modes[] = {HPCB_PAGE_MODES(HPCB_ENUM_NAME)};
+
+int hpcb_page_mode_check(int page_mode, struct hpcb_why *why)
+{
+    return hpcb_why_choice(why, "page_mode", page_mode, page_modes, HPCB_PAGE_MODE_COUNT);
+}
+
 int hpcb_region_alloc(struct hpcb_region *region, size_t bytes, int page_mode)
 {
-    if (region == NULL || bytes == 0)
-        return HPCB_EINVAL;
-    if (page_mode != HPCB_PAGES_NORMAL && page_mode != HPCB_PAGES_HUGE &&
-        page_mode != HPCB_PAGES_SYSTEM)
+    if (region == NULL || bytes == 0 || hpcb_page_mode_check(page_mode, NULL) != HPCB_OK)
         return HPCB_EINVAL;
     memset(region, 0, sizeof *region);
 

@@ -32,9 +32,39 @@ static double ticks_per_ns_over(uint64_t window_ns)
     return (double)(t1 - t0) / (double)(ns1 - ns0);
 }
 
-int hpcb_timer_calibrate(struct hpcb_timer_info *info, unsigned calibration_ms)
+int hpcb_timer_check(const struct hpcb_timer_params *p, struct hpcb_why *why)
 {
-    if (info == NULL || calibration_ms == 0)
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    return hpcb_why_range(why, "calibration_ms", p->calibration_ms, 1, 10000, " ms");
+}
+
+/* Resolution (smallest non-zero step) and overhead (median empty interval)
+ * of one clock, from TIMER_PROBES back-to-back read pairs. Always inlined,
+ * so that `read` is a constant at each call and is inlined in turn: the
+ * overhead measured is the clock's own, not a call through a pointer. */
+static inline __attribute__((always_inline)) void probe_clock(uint64_t (*read)(void), uint64_t *pairs,
+                                                              double *resolution, double *overhead)
+{
+    uint64_t min_step = UINT64_MAX;
+    for (size_t i = 0; i < TIMER_PROBES; i++) {
+        uint64_t a = read(), b = read();
+        pairs[i] = b - a;
+        while (b == a)
+            b = read();
+        if (b - a < min_step)
+            min_step = b - a;
+    }
+    *resolution = (double)min_step;
+    *overhead = (double)median_u64(pairs, TIMER_PROBES);
+}
+
+int hpcb_timer_calibrate(const struct hpcb_timer_params *p, struct hpcb_timer_info *info)
+{
+    int rc = hpcb_timer_check(p, NULL);
+    if (rc != HPCB_OK)
+        return rc;
+    if (info == NULL)
         return HPCB_EINVAL;
     memset(info, 0, sizeof *info);
     info->source = HPCB_TICKS_SOURCE;
@@ -46,37 +76,15 @@ int hpcb_timer_calibrate(struct hpcb_timer_info *info, unsigned calibration_ms)
     /* Rate: median of three windows, so one preemption cannot skew it. */
     uint64_t start = hpcb_now_ns();
     double rates[3];
-    uint64_t window = (uint64_t)calibration_ms * 1000000u / 3u;
+    uint64_t window = (uint64_t)p->calibration_ms * 1000000u / 3u;
     for (int i = 0; i < 3; i++)
         rates[i] = ticks_per_ns_over(window ? window : 1);
     double lo = rates[0] < rates[1] ? rates[0] : rates[1];
     double hi = rates[0] < rates[1] ? rates[1] : rates[0];
     info->ticks_per_ns = rates[2] < lo ? lo : (rates[2] > hi ? hi : rates[2]);
 
-    /* Resolution: smallest non-zero step; overhead: median empty interval. */
-    uint64_t min_step = UINT64_MAX;
-    for (size_t i = 0; i < TIMER_PROBES; i++) {
-        uint64_t a = hpcb_ticks(), b = hpcb_ticks();
-        pairs[i] = b - a;
-        while (b == a)
-            b = hpcb_ticks();
-        if (b - a < min_step)
-            min_step = b - a;
-    }
-    info->resolution_ticks = (double)min_step;
-    info->overhead_ticks = (double)median_u64(pairs, TIMER_PROBES);
-
-    min_step = UINT64_MAX;
-    for (size_t i = 0; i < TIMER_PROBES; i++) {
-        uint64_t a = hpcb_now_ns(), b = hpcb_now_ns();
-        pairs[i] = b - a;
-        while (b == a)
-            b = hpcb_now_ns();
-        if (b - a < min_step)
-            min_step = b - a;
-    }
-    info->resolution_ns = (double)min_step;
-    info->overhead_ns = (double)median_u64(pairs, TIMER_PROBES);
+    probe_clock(hpcb_ticks, pairs, &info->resolution_ticks, &info->overhead_ticks);
+    probe_clock(hpcb_now_ns, pairs, &info->resolution_ns, &info->overhead_ns);
 
     info->calibration_ns = (double)(hpcb_now_ns() - start);
     free(pairs);

@@ -1,0 +1,176 @@
+"""Typed stubs of hpcbench._core, the C extension (csrc/python/).
+
+Every kernel checks its parameters in C (hpcb_<family>_check) and raises
+ParameterError naming the broken parameter; the *_check functions run the
+same checks without measuring. Integer arguments that select a mode take the
+module constants below (plain ints with the same values work too).
+Times: "ticks" are the tick counter's units (timer_calibrate gives
+ticks_per_ns); "ns" are nanoseconds of CLOCK_MONOTONIC. Sample arrays are
+float64; NaN marks a sample a rank did not take (it sat out).
+"""
+from typing import Any, Final, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+_F64 = npt.NDArray[np.float64]
+
+class ParameterError(ValueError):
+    """A parameter breaks one of the C core's rules.
+
+    parameter: the name of the broken parameter (the C params field, spelled
+    as the Python argument); rule: the rule in words with the value received.
+    str(error) == f"{parameter} {rule}".
+    """
+
+    parameter: str
+    rule: str
+
+# Visiting orders of traverse / traverse_team (enum hpcb_order).
+ORDER_SEQUENTIAL: Final[int]
+ORDER_RANDOM: Final[int]
+ORDER_WINDOWED: Final[int]
+# Page policies of traverse / copy_team buffers (enum hpcb_page_mode).
+PAGES_NORMAL: Final[int]
+PAGES_HUGE: Final[int]
+PAGES_SYSTEM: Final[int]
+# Modes of overlap_times (enum hpcb_overlap_mode).
+OVERLAP_BLOCKING: Final[int]
+OVERLAP_NONBLOCKING: Final[int]
+OVERLAP_COMM_ONLY: Final[int]
+OVERLAP_COMPUTE_ONLY: Final[int]
+# Roles of echo_contention (enum hpcb_contention_role).
+ROLE_IDLE: Final[int]
+ROLE_ECHO_INITIATOR: Final[int]
+ROLE_ECHO_RESPONDER: Final[int]
+ROLE_LOAD_SENDER: Final[int]
+ROLE_LOAD_RECEIVER: Final[int]
+# Sources of topology_describe (enum hpcb_topo_source).
+TOPO_THIS_MACHINE: Final[int]
+TOPO_XML_FILE: Final[int]
+TOPO_SYNTHETIC: Final[int]
+
+# ---- build, timer, topology, binding ---------------------------------------
+
+def build_info() -> dict[str, Any]:
+    """compiler, cflags, hwloc_api_compiled, hwloc_api_runtime (strings), sanitized (bool)."""
+
+def timer_calibrate(calibration_ms: int = 60) -> dict[str, Any]:
+    """Compare the tick counter with CLOCK_MONOTONIC for calibration_ms (1..10000) milliseconds.
+
+    Returns source (str), ticks_per_ns, resolution_ticks, overhead_ticks,
+    resolution_ns, overhead_ns, calibration_ns (floats).
+    """
+
+def topology_describe(kind: int, source: str | None = None, /) -> dict[str, Any]:
+    """The hwloc objects of a topology: kind TOPO_THIS_MACHINE, TOPO_XML_FILE
+    (source: a file path) or TOPO_SYNTHETIC (source: an hwloc synthetic string).
+    ValueError "hwloc could not load ..." if hwloc refuses the source."""
+
+def bind_thread(pus: Sequence[int], /) -> None:
+    """Bind the calling thread to these PU OS indexes (ParameterError "pus" if one is unknown)."""
+
+def thread_binding() -> list[int]:
+    """The PU OS indexes the calling thread may run on."""
+
+# ---- one node: traversal, copy, DAXPY, teams ------------------------------
+
+def traverse(array_bytes: int, stride_bytes: int, order: int = ..., seed: int = 1, min_accesses: int = 1,
+             warmup: int = 1, samples: int = 1, page_mode: int = ...,
+             window_bytes: int = 131072) -> Tuple[_F64, _F64, int]:
+    """Dependent loads through array_bytes (bytes), slots stride_bytes (bytes) apart, on the calling thread.
+
+    Returns (ticks per access, ns per access), one entry per sample, and the
+    loads per sample (whole traversals, at least min_accesses). warmup is a
+    number of untimed traversals; window_bytes (bytes) matters for ORDER_WINDOWED.
+    """
+
+def traverse_team(pus: Sequence[int], array_bytes: int, stride_bytes: int, order: int = ..., seed: int = 1,
+                  min_accesses: int = 1, warmup: int = 1, samples: int = 1, page_mode: int = ...,
+                  window_bytes: int = 131072) -> Tuple[_F64, _F64, int]:
+    """traverse on every PU of pus at once: arrays of shape (len(pus), samples)."""
+
+def traverse_check(array_bytes: int, stride_bytes: int, order: int = ..., min_accesses: int = 1, samples: int = 1,
+                   page_mode: int = ..., window_bytes: int = 131072) -> None:
+    """None if traverse would accept these; else ParameterError (array_bytes, stride_bytes, order,
+    window_bytes, min_accesses, samples, page_mode)."""
+
+def copy_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1,
+              page_mode: int = ...) -> Tuple[_F64, _F64]:
+    """STREAM copy of array_bytes (bytes, a multiple of 64) on every PU at once.
+
+    Returns (ns, ticks) of each copy, shape (len(pus), repetitions). Bandwidth
+    counts 2 * array_bytes per copy.
+    """
+
+def copy_check(array_bytes: int, repetitions: int, warmup: int = 1, page_mode: int = ...) -> None:
+    """None if copy_team would accept these (its PUs aside); else ParameterError
+    (array_bytes, repetitions, warmup, page_mode)."""
+
+def daxpy_times(n: int, warmup: int, iterations: int, /) -> _F64:
+    """Ticks of each y += a*x over n doubles on the calling thread (iterations entries)."""
+
+def team_check(pus: Sequence[int]) -> None:
+    """None if pus is a valid team: 1..65536 distinct PUs of this machine allowed to this
+    process; else ParameterError "pus"."""
+
+# ---- MPI kernels (comm: an mpi4py communicator; every rank calls) ----------
+
+def barrier_times(comm: Any, warmup: int = 10, samples: int = 100, /) -> _F64:
+    """Nanoseconds of each MPI_Barrier on this rank."""
+
+def echo(comm: Any, partner: int, initiator: bool, bytes: int, warmup: int, iterations: int,
+         inner: int = 1, /) -> _F64:
+    """Ticks of each sample of `inner` round trips of `bytes` bytes with partner (NaN if partner < 0)."""
+
+def exchange(comm: Any, partner: int, initiator: bool, bytes: int, warmup: int, iterations: int,
+             inner: int = 1, /) -> _F64:
+    """Ticks of each sample of `inner` simultaneous exchanges of `bytes` bytes (NaN if partner < 0)."""
+
+def p2p_check(bytes: int, warmup: int, iterations: int, inner: int = 1) -> None:
+    """None if echo and exchange would accept these sizes and counts (communicator and partner
+    aside); else ParameterError (bytes, iterations, inner, warmup)."""
+
+def bcast_times(comm: Any, root: int, bytes: int, warmup: int, iterations: int, /) -> _F64:
+    """Ticks of each broadcast of `bytes` bytes from root, on this rank."""
+
+def allreduce_times(comm: Any, count: int, warmup: int, iterations: int, /) -> _F64:
+    """Ticks of each global sum of `count` doubles, on this rank."""
+
+def overlap_times(comm: Any, partner: int, bytes: int, n: int, mode: int, warmup: int, iterations: int, /) -> _F64:
+    """Ticks of each iteration of mode OVERLAP_* (an exchange of `bytes` bytes and a DAXPY over
+    n doubles) with partner (NaN if partner < 0)."""
+
+def shift_times(comm: Any, dest: int, source: int, bytes: int, warmup: int, iterations: int, /) -> _F64:
+    """Ticks of each iteration sending `bytes` bytes to dest while receiving from source (NaN if dest < 0)."""
+
+def echo_contention(comm: Any, role: int, partner: int, load_sender: int, bytes: int, load_bytes: int,
+                    warmup: int, iterations: int, /) -> Tuple[_F64, int, float]:
+    """An echo timed while a load pair streams messages of load_bytes bytes (role ROLE_*).
+
+    Returns (ticks of each round trip (echo ranks), load messages moved, load ticks (load ranks)).
+    """
+
+# ---- MultiBSP ---------------------------------------------------------------
+
+def hcomm(pus: Sequence[int], hmax: int, iterations: int, blocks: int = 10, warmup: int = 10,
+          daxpy_length: int = 1024) -> Tuple[_F64, _F64]:
+    """h-communication between the threads on pus (at least 2).
+
+    Returns (ticks of each block of `iterations` supersteps, shape (hmax + 1, blocks), on thread 0;
+    DAXPY flops per tick of each thread over daxpy_length doubles).
+    """
+
+def hcomm_check(hmax: int, iterations: int, blocks: int = 10, warmup: int = 10, daxpy_length: int = 1024) -> None:
+    """None if hcomm would accept these (its PUs aside); else ParameterError
+    (hmax, iterations, blocks, warmup, daxpy_length)."""
+
+def inner_product(pus: Sequence[int], leaf_parent: Sequence[int], parent: Sequence[int], master: Sequence[int],
+                  nleaves: Sequence[int], begin: Sequence[int], end: Sequence[int], x: npt.ArrayLike,
+                  reps: int, /) -> Tuple[_F64, _F64, float]:
+    """The MultiBSP inner product of x (doubles) over a flattened tree, reps times.
+
+    Components bottom up (parent[c] > c, root last with parent -1 and master 0);
+    thread t runs on pus[t] and sums x[begin[t]:end[t]]. Returns (total ticks,
+    ticks inside the team, per run) and the last run's result.
+    """
