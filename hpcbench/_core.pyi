@@ -8,7 +8,8 @@ Times: "ticks" are the tick counter's units (timer_calibrate gives
 ticks_per_ns); "ns" are nanoseconds of CLOCK_MONOTONIC. Sample arrays are
 float64; NaN marks a sample a rank did not take (it sat out).
 """
-from typing import Any, Final, Sequence, Tuple
+from typing import Any, Final
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -77,7 +78,7 @@ def thread_binding() -> list[int]:
 
 def traverse(array_bytes: int, stride_bytes: int, order: int = ..., seed: int = 1, min_accesses: int = 1,
              warmup: int = 1, samples: int = 1, page_mode: int = ...,
-             window_bytes: int = 131072) -> Tuple[_F64, _F64, int]:
+             window_bytes: int = 131072) -> tuple[_F64, _F64, int]:
     """Dependent loads through array_bytes (bytes), slots stride_bytes (bytes) apart, on the calling thread.
 
     Returns (ticks per access, ns per access), one entry per sample, and the
@@ -87,7 +88,7 @@ def traverse(array_bytes: int, stride_bytes: int, order: int = ..., seed: int = 
 
 def traverse_team(pus: Sequence[int], array_bytes: int, stride_bytes: int, order: int = ..., seed: int = 1,
                   min_accesses: int = 1, warmup: int = 1, samples: int = 1, page_mode: int = ...,
-                  window_bytes: int = 131072) -> Tuple[_F64, _F64, int]:
+                  window_bytes: int = 131072) -> tuple[_F64, _F64, int]:
     """traverse on every PU of pus at once: arrays of shape (len(pus), samples)."""
 
 def traverse_check(array_bytes: int, stride_bytes: int, order: int = ..., min_accesses: int = 1, samples: int = 1,
@@ -96,7 +97,7 @@ def traverse_check(array_bytes: int, stride_bytes: int, order: int = ..., min_ac
     window_bytes, min_accesses, samples, page_mode)."""
 
 def copy_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1,
-              page_mode: int = ...) -> Tuple[_F64, _F64]:
+              page_mode: int = ...) -> tuple[_F64, _F64]:
     """STREAM copy of array_bytes (bytes, a multiple of 64) on every PU at once.
 
     Returns (ns, ticks) of each copy, shape (len(pus), repetitions). Bandwidth
@@ -145,7 +146,7 @@ def shift_times(comm: Any, dest: int, source: int, bytes: int, warmup: int, iter
     """Ticks of each iteration sending `bytes` bytes to dest while receiving from source (NaN if dest < 0)."""
 
 def echo_contention(comm: Any, role: int, partner: int, load_sender: int, bytes: int, load_bytes: int,
-                    warmup: int, iterations: int, /) -> Tuple[_F64, int, float]:
+                    warmup: int, iterations: int, /) -> tuple[_F64, int, float]:
     """An echo timed while a load pair streams messages of load_bytes bytes (role ROLE_*).
 
     Returns (ticks of each round trip (echo ranks), load messages moved, load ticks (load ranks)).
@@ -154,7 +155,7 @@ def echo_contention(comm: Any, role: int, partner: int, load_sender: int, bytes:
 # ---- MultiBSP ---------------------------------------------------------------
 
 def hcomm(pus: Sequence[int], hmax: int, iterations: int, blocks: int = 10, warmup: int = 10,
-          daxpy_length: int = 1024) -> Tuple[_F64, _F64]:
+          daxpy_length: int = 1024) -> tuple[_F64, _F64]:
     """h-communication between the threads on pus (at least 2).
 
     Returns (ticks of each block of `iterations` supersteps, shape (hmax + 1, blocks), on thread 0;
@@ -167,7 +168,7 @@ def hcomm_check(hmax: int, iterations: int, blocks: int = 10, warmup: int = 10, 
 
 def inner_product(pus: Sequence[int], leaf_parent: Sequence[int], parent: Sequence[int], master: Sequence[int],
                   nleaves: Sequence[int], begin: Sequence[int], end: Sequence[int], x: npt.ArrayLike,
-                  reps: int, /) -> Tuple[_F64, _F64, float]:
+                  reps: int, /) -> tuple[_F64, _F64, float]:
     """The MultiBSP inner product of x (doubles) over a flattened tree, reps times.
 
     Components bottom up (parent[c] > c, root last with parent -1 and master 0);

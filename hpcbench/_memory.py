@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 
+from . import _core
 from ._errors import OptionError
 
 #: Buffers above this share of the memory available now are refused.
 SAFE_MEMORY_SHARE = 0.25
 #: Page kinds of benchmark buffers, by name -> the C core's page mode.
-PAGE_MODES = {"normal": 0, "huge": 1, "system": 2}
+PAGE_MODES = {"normal": _core.PAGES_NORMAL, "huge": _core.PAGES_HUGE, "system": _core.PAGES_SYSTEM}
 
 
 def safe_memory_limit() -> int:

@@ -9,13 +9,31 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
+from . import _core
 from ._errors import OptionError
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
                "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+@contextmanager
+def c_rules(names: dict[str, str]) -> Iterator[None]:
+    """Turn the C core's ParameterError (the rule is C's, stated once in its
+    kernel's check) into an OptionError naming the caller's parameter:
+    `names` maps the C params field to it, and the field's name in the rule
+    text too ("stride_bytes" -> "stride")."""
+    try:
+        yield
+    except _core.ParameterError as e:
+        rule = e.rule
+        for c_name, name in names.items():
+            rule = rule.replace(c_name, name)
+        raise OptionError(names.get(e.parameter, e.parameter), rule) from None
 
 
 def positive_int(name: str, value) -> int:

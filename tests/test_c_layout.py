@@ -160,7 +160,8 @@ def test_include_graph_resolves_relative_paths():
 
 def test_call_graph_sees_public_functions_only():
     files = {
-        "python/module.c": "static int helper(void) { return 1; }\nint init(void)\n{\n    return glue_raise() + helper();\n}\n",
+        "python/module.c": ("static int helper(void) { return 1; }\nint init(void)\n{\n"
+                            "    return glue_raise() + helper();\n}\n"),
         "python/glue.c": "/* init() is named here */\nint glue_raise(void)\n{\n    return 0;\n}\n",
         "python/family.c": "static int init(void) { return 2; }\nint family(void)\n{\n    return init();\n}\n",
     }

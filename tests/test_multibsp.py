@@ -139,3 +139,15 @@ def test_kernels_refuse_bad_parameters():
         _core.hcomm([0, 0], 4, 10)
     with pytest.raises(ValueError, match="end of thread 0 must be at most the length of x"):
         _core.inner_product([0], [0], [-1], [0], [1], [0], [10], np.zeros(5), 1)   # slice beyond the vector
+
+
+def test_hmax_is_bounded_by_the_buffer_of_the_widest_component():
+    """p * p * HMAX doubles must fit in the memory a benchmark may take: a
+    512-thread component refuses an HMAX a 2-thread one accepts."""
+    from hpcbench.multibsp._benchmark import check_buffer
+    wide = Topology.from_synthetic("pack:4 core:64 pu:2")
+    with pytest.raises(ValueError, match="buffer of 512 threads") as err:
+        check_buffer(1 << 20, wide)
+    assert err.value.parameter == "hmax"
+    check_buffer(1 << 20, Topology.from_synthetic("pack:1 l2:1(size=1MiB) core:2 pu:1"))
+    check_buffer(1 << 10, wide)

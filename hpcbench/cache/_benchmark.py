@@ -86,7 +86,7 @@ class CacheBenchmark(Benchmark):
     def check(self, options: CacheOptions, topology: Topology, job: Job = Job()) -> CacheOptions:
         max_size = default_max_size(topology) if options.max_size is None else options.max_size
         check_parameters(options.min_size, max_size, options.stride, options.passes, options.samples,
-                         options.order, options.pages, options.min_accesses)
+                         options.order, options.pages, options.min_accesses, options.window)
         if options.pu is not None:
             check_pu(options.pu, topology)
         return dataclasses.replace(options, max_size=max_size)

@@ -32,7 +32,7 @@ from ..topology import Topology, bound_to
 from ._analysis import refinement_sizes
 from ._options import CacheOptions
 
-ORDERS = {"sequential": 0, "random": 1, "windowed": 2}
+ORDERS = {"sequential": _core.ORDER_SEQUENTIAL, "random": _core.ORDER_RANDOM, "windowed": _core.ORDER_WINDOWED}
 _D = CacheOptions()
 #: "auto" order picks windowed when the sequential traversal of the largest
 #: array is faster than this fraction of the random one: a prefetcher follows
@@ -80,30 +80,35 @@ def sweep_sizes(min_size: int, max_size: int, stride: int) -> np.ndarray:
 
 
 def check_parameters(min_size: int, max_size: int, stride: int, passes: int, samples: int, order: str, pages: str,
-                     min_accesses: int) -> tuple[int, int, int]:
-    """Validate measure()'s arguments; raises OptionError naming the parameter."""
-    stride = _validate.positive_int("stride", stride)
-    if stride % 4:
-        raise OptionError("stride", f"must be a positive multiple of sizeof(int) (4 bytes), got {stride}")
-    min_size = _validate.positive_int("min_size", min_size)
-    max_size = _validate.positive_int("max_size", max_size)
-    if min_size % stride:
-        raise OptionError("min_size", f"must be a multiple of the stride ({stride} bytes), got {min_size}")
+                     min_accesses: int, window: int = _D.window) -> tuple[int, int, int]:
+    """Validate measure()'s arguments; raises OptionError naming the parameter.
+
+    The traversal's own rules (the stride, an array a multiple of it that
+    int offsets can span, the accesses and samples per size, the window) are
+    the C kernel's, stated once in its check (_core.traverse_check) and
+    applied here to the smallest and the largest array. What this adds is
+    the sweep's: the range, the memory it may take, the passes, and the
+    names of orders and page kinds."""
+    _validate.positive_int("passes", passes)
+    if order not in ("auto",) + tuple(ORDERS):
+        raise OptionError("order", f"must be auto, sequential, random or windowed, got {order!r}")
+    kernel_order = ORDERS["windowed" if order == "auto" else order]   # auto may choose windowed
+
+    def kernel_rules(name: str, size: int) -> None:
+        with _validate.c_rules({"array_bytes": name, "stride_bytes": "stride", "window_bytes": "window",
+                                "page_mode": "pages"}):
+            _core.traverse_check(size, stride, order=kernel_order, min_accesses=min_accesses, samples=samples,
+                                 page_mode=page_mode(pages), window_bytes=window)
+
+    kernel_rules("min_size", min_size)
     if max_size < min_size:
         raise OptionError("max_size", f"must not be below min_size ({min_size} bytes), got {max_size}")
     limit = safe_memory_limit()
     if max_size > limit:
         raise OptionError("max_size", f"must fit in {SAFE_MEMORY_SHARE:.0%} of available memory "
                                       f"({format_size(limit)}), got {format_size(max_size)}")
-    if max_size // 4 > 2**31 - 1:
-        raise OptionError("max_size", "must be below 8 GiB (offsets are stored in an int)")
-    _validate.positive_int("passes", passes)
-    _validate.positive_int("samples", samples)
-    _validate.positive_int("min_accesses", min_accesses)
-    if order not in ("auto",) + tuple(ORDERS):
-        raise OptionError("order", f"must be auto, sequential, random or windowed, got {order!r}")
-    page_mode(pages)
-    return min_size, max_size, stride
+    kernel_rules("max_size", max_size)
+    return int(min_size), int(max_size), int(stride)
 
 
 def check_pu(pu: int, topology: Topology) -> int:
@@ -139,8 +144,8 @@ def per_size(samples: np.ndarray) -> np.ndarray:
 def choose_order(max_size: int, stride: int, pages: str, min_accesses: int) -> tuple[str, dict]:
     """Time the largest array both ways; see PREFETCH_RATIO."""
     common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=page_mode(pages))
-    seq = float(np.median(_core.traverse(max_size, stride, order=0, **common)[0]))
-    rnd = float(np.median(_core.traverse(max_size, stride, order=1, seed=7, **common)[0]))
+    seq = float(np.median(_core.traverse(max_size, stride, order=_core.ORDER_SEQUENTIAL, **common)[0]))
+    rnd = float(np.median(_core.traverse(max_size, stride, order=_core.ORDER_RANDOM, seed=7, **common)[0]))
     order = "windowed" if seq < PREFETCH_RATIO * rnd else "sequential"
     return order, {"sequential_cycles": seq, "random_cycles": rnd, "size": max_size}
 
@@ -186,11 +191,8 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
     if max_size is None:
         max_size = default_max_size(topology)
     min_size, max_size, stride = check_parameters(min_size, max_size, stride, passes, samples, order,
-                                                  pages, min_accesses)
+                                                  pages, min_accesses, window)
     _validate.non_negative_int("warmup", warmup)
-    window = _validate.positive_int("window", window)
-    if window % stride:
-        raise OptionError("window", f"must be a multiple of the stride ({stride} bytes), got {window}")
     if pu is None:
         pu = _core.thread_binding()[0]
     check_pu(pu, topology)

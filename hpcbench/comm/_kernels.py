@@ -186,7 +186,8 @@ def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s:
     return DaxpyRate(lengths, samples)
 
 
-OVERLAP_MODES = {"blocking": 0, "nonblocking": 1, "comm_only": 2, "compute_only": 3}
+OVERLAP_MODES = {"blocking": _core.OVERLAP_BLOCKING, "nonblocking": _core.OVERLAP_NONBLOCKING,
+                 "comm_only": _core.OVERLAP_COMM_ONLY, "compute_only": _core.OVERLAP_COMPUTE_ONLY}
 #: An overlap percentage is reported where the part that can be hidden is
 #: at least this share of the blocking time.
 MEASURABLE_SHARE = 0.1
@@ -267,19 +268,22 @@ def contention(comm: MPI.Intracomm, sizes: npt.ArrayLike, load_size: int, echo_p
     sizes = check_sizes(sizes)
     load_size = int(check_sizes([load_size], "load message size")[0])
     rank = comm.Get_rank()
-    roles = {echo_pair[0]: (1, echo_pair[1]), echo_pair[1]: (2, echo_pair[0]),
-             load_pair[0]: (3, load_pair[1]), load_pair[1]: (4, load_pair[0])}
-    role, partner = roles.get(rank, (0, _NONE))
+    roles = {echo_pair[0]: (_core.ROLE_ECHO_INITIATOR, echo_pair[1]),
+             echo_pair[1]: (_core.ROLE_ECHO_RESPONDER, echo_pair[0]),
+             load_pair[0]: (_core.ROLE_LOAD_SENDER, load_pair[1]),
+             load_pair[1]: (_core.ROLE_LOAD_RECEIVER, load_pair[0])}
+    role, partner = roles.get(rank, (_core.ROLE_IDLE, _NONE))
     rate = ticks_per_second()
     samples, moved, spent = [], 0, 0.0
     for size in sizes:
         ticks, messages, load_ticks = collectively(comm, _core.echo_contention, comm, role, partner, load_pair[0],
                                                    int(size), load_size, max(10, iterations // 10), iterations)
         samples.append(ticks / rate / 2)
-        if role == 4:
+        if role == _core.ROLE_LOAD_RECEIVER:
             moved += messages * load_size
             spent += load_ticks / rate
-    load_bw = comm.bcast(moved / spent if role == 4 and spent > 0 else None, root=load_pair[1])
+    load_bw = comm.bcast(moved / spent if role == _core.ROLE_LOAD_RECEIVER and spent > 0 else None,
+                         root=load_pair[1])
     sweep = SizeSweep("echo with contention", sizes, samples,
                       f"one-way time on rank {echo_pair[0]} while ranks {load_pair[0]}->{load_pair[1]} stream "
                       f"{load_size}-byte messages")

@@ -8,7 +8,8 @@ functions are pure and tested on synthetic data. BENCHMARK is the suite's
 from .._protocol import Benchmark
 from ._analysis import MemoryOverhead, OverheadLevel, analyze_memory_overhead, analyze_scalability, pair_bandwidth
 from ._benchmark import MemoryBenchmark
-from ._measure import check_array_bytes, copy_bandwidth, default_array_bytes, measure_pairs, measure_scalability
+from ._measure import (check_array_bytes, check_copy, copy_bandwidth, default_array_bytes, measure_pairs,
+                       measure_scalability)
 from ._options import MemoryOptions
 from ._plot import memory_figure, plot_pair_bandwidth, plot_scalability
 from ._records import MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, ScalabilityPoint
@@ -17,5 +18,6 @@ BENCHMARK: Benchmark = MemoryBenchmark()
 
 __all__ = ["BENCHMARK", "MemoryBenchmark", "MemoryDerived", "MemoryOptions", "MemoryOverhead", "MemoryParameters",
            "MemoryRaw", "MemoryRecord", "OverheadLevel", "ScalabilityPoint", "analyze_memory_overhead",
-           "analyze_scalability", "check_array_bytes", "copy_bandwidth", "default_array_bytes", "measure_pairs",
-           "measure_scalability", "memory_figure", "pair_bandwidth", "plot_pair_bandwidth", "plot_scalability"]
+           "analyze_scalability", "check_array_bytes", "check_copy", "copy_bandwidth", "default_array_bytes",
+           "measure_pairs", "measure_scalability", "memory_figure", "pair_bandwidth", "plot_pair_bandwidth",
+           "plot_scalability"]

@@ -33,11 +33,16 @@ def default_array_bytes(topology: Topology) -> int:
     return -(-size // (1 << 20)) * (1 << 20)
 
 
+def check_copy(array_bytes: int, repetitions: int, pages: str = _D.pages) -> None:
+    """The copy kernel's own rules (an array of whole cache lines, the
+    repetitions), stated once in C (_core.copy_check), named as the options."""
+    with _validate.c_rules({"array_bytes": "size", "page_mode": "pages"}):
+        _core.copy_check(array_bytes, repetitions, page_mode=page_mode(pages))
+
+
 def check_array_bytes(array_bytes: int, members: int) -> int:
-    """Each member holds two arrays; all of them must fit in the safe share."""
-    array_bytes = _validate.positive_int("size", array_bytes)
-    if array_bytes % 64:
-        raise OptionError("size", f"must be a multiple of 64 bytes, got {array_bytes}")
+    """Each member holds two arrays; all of them must fit in the safe share
+    of memory (the array's own rules are check_copy's)."""
     limit = safe_memory_limit()
     need = 2 * array_bytes * members
     if need > limit:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validate
+from .. import _core, _validate
 from .._errors import OptionError, Skipped
 from .._format import format_size, groups_text
+from .._memory import safe_memory_limit
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._measure import leaf_kernel_rate, measure_component, measure_inner_product
@@ -31,6 +32,20 @@ def _spread(values: list) -> float | None:
     return float(max(values) / min(values) - 1) if min(values) > 0 else None
 
 
+def check_buffer(hmax: int, topology: Topology) -> None:
+    """The h-communications of a component of p children share one buffer of
+    p * p * HMAX doubles: for the widest component of this machine's tree it
+    must fit in the memory a benchmark may take."""
+    try:
+        widest = max(c.p for lv in tree(topology) for c in lv.components)
+    except ValueError:          # no tree (one PU): the benchmark is skipped when it runs
+        return
+    need = widest * widest * hmax * 8
+    if need > safe_memory_limit():
+        raise OptionError("hmax", f"must keep the buffer of {widest} threads ({widest} x {widest} x HMAX doubles) "
+                                  f"within the {format_size(safe_memory_limit())} that may be used now, got {hmax}")
+
+
 class MultiBSPBenchmark(Benchmark):
     """the node's MultiBSP tree with g and L per level, validated by an inner product (MBSPDiscover)
 
@@ -44,11 +59,10 @@ class MultiBSPBenchmark(Benchmark):
     record_type = MultiBSPRecord
 
     def check(self, options: MultiBSPOptions, topology: Topology, job: Job = Job()) -> MultiBSPOptions:
-        for name in ("hmax", "iterations", "blocks", "reps"):
-            _validate.positive_int(name, getattr(options, name))
-        _validate.non_negative_int("warmup", options.warmup)
-        if options.hmax > 1 << 16:
-            raise OptionError("hmax", f"must be at most 65536, got {options.hmax}")
+        with _validate.c_rules({}):          # the h-communication kernel's own rules, named as the options
+            _core.hcomm_check(options.hmax, options.iterations, blocks=options.blocks, warmup=options.warmup)
+        _validate.positive_int("reps", options.reps)
+        check_buffer(options.hmax, topology)
         if not 8 <= options.max_exponent <= 28:
             raise OptionError("max_exponent", f"must be 8 .. 28 (vectors of 2^8 .. 2^28 doubles), "
                                               f"got {options.max_exponent}")

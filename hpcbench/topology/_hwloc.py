@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from .. import _core
 
-_THIS_MACHINE, _XML, _SYNTHETIC = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -67,21 +66,21 @@ class Topology:
     @classmethod
     def load(cls) -> Topology:
         """This machine's topology."""
-        return cls(_core.topology_describe(_THIS_MACHINE), "this machine")
+        return cls(_core.topology_describe(_core.TOPO_THIS_MACHINE), "this machine")
 
     @classmethod
     def from_xml(cls, path: str) -> Topology:
         """A topology saved by `lstopo file.xml` (hwloc XML)."""
         if not os.path.isfile(path):
             raise ValueError(f"topology XML file not found: {path}")
-        return cls(_core.topology_describe(_XML, os.fspath(path)), f"xml:{path}")
+        return cls(_core.topology_describe(_core.TOPO_XML_FILE, os.fspath(path)), f"xml:{path}")
 
     @classmethod
     def from_synthetic(cls, description: str) -> Topology:
         """An hwloc synthetic topology, e.g. 'pack:2 l3:1(size=12MiB) core:6 pu:1'."""
         if not isinstance(description, str) or not description.strip():
             raise ValueError("a synthetic topology description must be a non-empty string")
-        return cls(_core.topology_describe(_SYNTHETIC, description), f"synthetic:{description}")
+        return cls(_core.topology_describe(_core.TOPO_SYNTHETIC, description), f"synthetic:{description}")
 
     @property
     def pu_indexes(self) -> list:
