@@ -31,9 +31,10 @@ from ._errors import OptionError, Skipped
 from ._record import Record
 from ._timer import TimerCalibration
 from ._format import format_size
+from ._validate import Range
 from .topology import Topology
 
-__all__ = ["Benchmark", "CliFlag", "Context", "Job", "OptionError", "Skipped", "flag_dest", "option"]
+__all__ = ["Benchmark", "CliFlag", "Context", "Job", "OptionError", "Skipped", "check_ranges", "flag_dest", "option"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class CliFlag:
     type: Callable[[str], Any] | None = None   #: argparse type (size_arg, int, float, ...)
     choices: tuple | None = None
     aliases: tuple = ()                        #: deprecated spellings that still work
+    range: Range | None = None                 #: the documented range of a number (checked before `resolve`)
     default_text: str | None = None            #: the default in words, where it is computed
     size: bool = False                         #: the value is bytes: show the default as a size
 
@@ -53,6 +55,16 @@ class CliFlag:
 def option(default: Any, flag: str, help: str, **cli: Any) -> Any:
     """A field of an options dataclass: its default (held here only) and its flag."""
     return field(default=default, metadata={"cli": CliFlag(flag, help, **cli)})
+
+
+def check_ranges(options_type: type, **values: Any) -> None:
+    """Check values against the documented ranges of the options dataclass's
+    fields of the same names: the library functions that take those options
+    as keywords apply the same rule as the command line (OptionError)."""
+    ranges = {f.name: f.metadata["cli"].range for f in dataclasses.fields(options_type) if "cli" in f.metadata}
+    for name, value in values.items():
+        if ranges.get(name) is not None and value is not None:
+            ranges[name].check(name, value)
 
 
 def flag_dest(flag: str) -> str:
@@ -138,7 +150,8 @@ class Benchmark:
         for name, spec in self.flags().items():
             default = getattr(defaults, name)
             text = spec.default_text or _default_text(default, spec)
-            kwargs: dict = {"dest": self.dest(name), "default": None, "help": f"{spec.help} (default: {text})"}
+            limits = f"{spec.range}; " if spec.range else ""
+            kwargs: dict = {"dest": self.dest(name), "default": None, "help": f"{spec.help} ({limits}default: {text})"}
             if isinstance(default, bool):
                 kwargs["action"] = argparse.BooleanOptionalAction
             else:
@@ -167,8 +180,16 @@ class Benchmark:
     # ---- what each benchmark implements ------------------------------------------------
 
     def check(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
-        """Raise OptionError naming the broken option; return the options
-        with machine-dependent defaults resolved."""
+        """Raise OptionError naming the option that breaks a rule; return the
+        options with machine-dependent defaults resolved. First every
+        option's documented range (its flag's `range`), then the benchmark's
+        own rules, which depend on the machine and the job (`resolve`)."""
+        check_ranges(self.options_type, **{name: getattr(options, name) for name in self.flags()})
+        return self.resolve(options, topology, job)
+
+    def resolve(self, options: Any, topology: Topology, job: Job) -> Any:
+        """The benchmark's own rules (memory, PUs, the job) and its machine
+        defaults; OptionError naming the option."""
         raise NotImplementedError
 
     def run(self, ctx: Context) -> Record:

@@ -13,9 +13,12 @@ follow from it:
   has no NaN).
 * `from_plain(type, data)`: plain data back into the type, checking every
   value against its hint; the error names the path inside the record
-  ("derived.levels[1].size: expected an integer, got str"). Keys a dataclass
-  does not know are kept aside and written back, so a file round-trips
-  unchanged even when a newer hpcbench added fields.
+  ("derived.levels[1].size: expected an integer, got str"). Numbers must be
+  finite (and integers within 64 bits); `Annotated[T, Check(...)]` hints add
+  a rule (positive, not empty, a pair), and a dataclass's `_validate(path)`
+  checks what ties its fields together (every distance has a bandwidth).
+  Keys a dataclass does not know are kept aside and written back, so a file
+  round-trips unchanged even when a newer hpcbench added fields.
 
 Records and their parts can also be read like the dicts of earlier
 versions (`record["derived"]["levels"][0]["size"]`), so scripts written
@@ -27,7 +30,8 @@ import dataclasses
 import math
 import types
 import typing
-from typing import Any, Union
+from collections.abc import Callable
+from typing import Annotated, Any, Union
 
 import numpy as np
 
@@ -37,6 +41,54 @@ _EXTRA = "_extra"     # attribute holding the keys a dataclass does not know
 
 class SchemaError(ValueError):
     """Plain data that does not fit a record type; the message names the path."""
+
+
+#: Integers a record may hold: what a C int64 holds (sizes, counts, indexes).
+_INT_LIMIT = (1 << 63) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """A rule on a record field's value, attached with typing.Annotated:
+    `Annotated[float, POSITIVE]`."""
+
+    test: Callable[[Any], bool]
+    rule: str
+
+    def __call__(self, value: Any, path: str) -> None:
+        if not self.test(value):
+            raise SchemaError(f"{path or 'the record'}: {self.rule}, got {_short(value)}")
+
+
+POSITIVE = Check(lambda v: v > 0, "must be positive")
+NON_NEGATIVE = Check(lambda v: v >= 0, "must not be negative")
+AT_LEAST_ONE = Check(lambda v: v >= 1, "must be at least 1")
+NON_EMPTY = Check(lambda v: len(v) > 0, "must not be empty")
+TWO = Check(lambda v: len(v) == 2, "must hold two values")
+#: Common field types: a positive number; a number, a count that cannot be
+#: negative; a count or size of at least one; two values (a pair of PUs).
+Positive = Annotated[float, POSITIVE]
+NonNegative = Annotated[float, NON_NEGATIVE]
+Count = Annotated[int, NON_NEGATIVE]
+One = Annotated[int, AT_LEAST_ONE]
+Pair = Annotated[list[int], TWO]
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def require(condition: bool, path: str, rule: str) -> None:
+    """For a dataclass's `_validate`: SchemaError at `path` unless `condition`."""
+    if not condition:
+        raise SchemaError(f"{path or 'the record'}: {rule}")
+
+def required() -> Any:
+    """A field a subclass makes required where its base has a default (a
+    typed record's parameters, raw and derived; a bare annotation would
+    inherit the base's None)."""
+    return dataclasses.field()
 
 
 def optional(default: Any = None) -> Any:
@@ -95,7 +147,7 @@ def _fields(cls: type) -> dict:
 
 def _hints(cls: type) -> dict:
     if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
+        _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
     return _HINTS[cls]
 
 
@@ -136,6 +188,13 @@ def from_plain(tp: Any, value: Any, path: str = "") -> Any:
     if tp is Any:
         return value
     origin = typing.get_origin(tp)
+    if origin is Annotated:
+        inner, *checks = typing.get_args(tp)
+        converted = from_plain(inner, value, path)
+        for check in checks:
+            if isinstance(check, Check):
+                check(converted, path)
+        return converted
     if origin is Union or origin is types.UnionType:
         return _from_union(tp, value, path)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
@@ -153,10 +212,14 @@ def from_plain(tp: Any, value: Any, path: str = "") -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _mismatch(path, "a number", value)
+        if isinstance(value, float) and not math.isfinite(value) or isinstance(value, int) and abs(value) > _INT_LIMIT:
+            raise SchemaError(f"{path or 'the record'}: must be a finite number, got {_short(value)}")
         return value      # an int stays an int: the file must round-trip unchanged
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _mismatch(path, "an integer", value)
+        if abs(value) > _INT_LIMIT:
+            raise SchemaError(f"{path or 'the record'}: must be an integer of at most 64 bits, got {_short(value)}")
         return value
     if tp in (str, bool):
         if not isinstance(value, tp):
@@ -206,6 +269,9 @@ def _from_dataclass(cls: type, value: Any, path: str) -> Any:
     obj = cls(**kwargs)
     if extra:
         object.__setattr__(obj, _EXTRA, extra)
+    validate = getattr(obj, "_validate", None)
+    if validate is not None:
+        validate(path)
     return obj
 
 
@@ -224,6 +290,10 @@ def _mismatch(path: str, expected: str, value: Any) -> SchemaError:
 
 
 # ---- the envelope ---------------------------------------------------------------
+
+#: What became of a benchmark: measured, failed (`error`) or skipped (`reason`).
+STATUSES = ("ok", "failed", "skipped")
+
 
 @dataclasses.dataclass(kw_only=True)
 class Record(Mapping):
@@ -251,6 +321,10 @@ class Record(Mapping):
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    def _validate(self, path: str) -> None:
+        require(self.status in STATUSES, f"{path}.status" if path else "status",
+                f"must be one of {', '.join(STATUSES)}, got {self.status!r}")
 
     def to_dict(self) -> dict:
         """Plain data for the results file."""

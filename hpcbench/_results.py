@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import stat
 
 from . import _registry
 from ._atomic import atomic_write_text
-from ._record import Record, SchemaError, to_plain
+from ._context import RunContext
+from ._record import Record, SchemaError, from_plain, to_plain
 
 FORMAT = "hpcbench-results"
 FORMAT_VERSION = 1
+#: The largest results file `load` reads (bytes): far above any real run.
+MAX_FILE_BYTES = 1 << 30
+#: The deepest nesting of lists and objects a results file may have.
+MAX_DEPTH = 64
 
 
 class ResultsError(ValueError):
@@ -31,10 +36,11 @@ class Results:
     """A results file in memory: the context block plus one Record per
     finished benchmark (typed by the benchmark that wrote it)."""
 
-    def __init__(self, context: dict, benchmarks: list | None = None, path: str | None = None):
-        self.context = context
+    def __init__(self, context: RunContext | dict, benchmarks: list | None = None, path: str | None = None):
+        self.context = context if isinstance(context, RunContext) else from_plain(RunContext, context, "context")
         self.benchmarks: list[Record] = list(benchmarks or [])
         self.path = path
+        self.unsaved: list = []      #: after a run: benchmarks whose results could not be written to `path`
 
     def get(self, name: str, node: str | None = None) -> Record:
         """The first record of benchmark `name` (on `node`, if given)."""
@@ -77,58 +83,44 @@ class Results:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "context": to_plain(self.context),
                 "benchmarks": [r.to_dict() for r in self.benchmarks]}
 
+    def text(self) -> str:
+        """The results file's text."""
+        return _dumps(self.to_dict())
+
     def save(self, path: str) -> None:
-        """Write atomically: a temporary file in the same folder, then rename."""
-        atomic_write_text(path, _dumps(self.to_dict()))
+        """Write atomically: readers see the old file or the new one (OSError if it cannot)."""
+        atomic_write_text(path, self.text())
         self.path = path
-
-
-def check_writable(path: str) -> None:
-    """Raise ValueError (one line) unless a results file can be written at path."""
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise ValueError(f"output path is a directory: {path}")
-    if not os.path.isdir(folder):
-        raise ValueError(f"output folder does not exist: {folder}")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".hpcbench-probe-", dir=folder)
-        os.close(fd)
-        os.unlink(tmp)
-    except OSError as e:
-        raise ValueError(f"cannot write results to {path}: {e.strerror}") from None
 
 
 def record_from_dict(data: dict, path: str = "") -> Record:
     """A record of a results file as its benchmark's type (a plain Record for
     failed, skipped or unknown benchmarks); SchemaError if it does not fit."""
+    if "status" not in data:
+        raise SchemaError(f"{path}.status: missing" if path else "status: missing")
     cls: type[Record] = _registry.record_type(data.get("name")) if data.get("status") == "ok" else Record
     return cls.from_dict(data, path)
 
 
 def load(path: str) -> Results:
-    """Read a results file; raises ResultsError with one line if it is missing,
-    damaged, truncated or of an unknown format version."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise ResultsError(f"results file not found: {path}") from None
-    except IsADirectoryError:
-        raise ResultsError(f"results path is a directory: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultsError(f"cannot read results file {path}: {e}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ResultsError(f"results file {path} is damaged or truncated (invalid JSON at line {e.lineno})") from None
+    """Read a results file into typed records; raises ResultsError with one
+    line (naming the path inside the file where a value is wrong) if it is
+    missing, not a regular file, too large, damaged, truncated, of another
+    format version, or holds a value its record type does not allow. What
+    `load` accepts, `show`, `degr`, `advise` and the accessors handle."""
+    data = _parse(_read(path), path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsError(f"{path} is not an hpcbench results file")
     version = data.get("format_version")
-    if version != FORMAT_VERSION:
+    if type(version) is not int or version != FORMAT_VERSION:
         raise ResultsError(f"{path} has results format version {version!r}; "
                            f"this hpcbench reads version {FORMAT_VERSION}")
     if not isinstance(data.get("context"), dict) or not isinstance(data.get("benchmarks"), list):
         raise ResultsError(f"results file {path} is damaged (missing context or benchmarks)")
+    try:
+        context = from_plain(RunContext, data["context"], "context")
+    except SchemaError as e:
+        raise ResultsError(f"results file {path} is damaged: {e}") from None
     records = []
     for i, item in enumerate(data["benchmarks"]):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
@@ -136,8 +128,72 @@ def load(path: str) -> Results:
         try:
             records.append(record_from_dict(item, f"benchmarks[{i}]"))
         except SchemaError as e:
-            raise ResultsError(f"results file {path} is damaged: {item['name']} record: {e}") from None
-    return Results(data["context"], records, path=path)
+            raise ResultsError(f"results file {path} is damaged: {_short_name(item['name'])} record: {e}") from None
+    return Results(context, records, path=path)
+
+
+def _short_name(name: str) -> str:
+    return repr(name) if len(name) <= 40 and name.isprintable() else repr(name[:37] + "...")
+
+
+def _read(path: str) -> str:
+    """The text of a regular file of at most MAX_FILE_BYTES (a FIFO or a
+    device is refused without reading, so it cannot block or fill memory)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise ResultsError(f"results file not found: {path}") from None
+    except IsADirectoryError:
+        raise ResultsError(f"results path is a directory: {path}") from None
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"cannot read results file {path}: {getattr(e, 'strerror', None) or e}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ResultsError(f"results path is a directory: {path}")
+        raise ResultsError(f"{path} is not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsError(f"{path} is not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ResultsError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB: not a results file")
+        try:
+            data = f.read(MAX_FILE_BYTES + 1)
+            return data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ResultsError(f"cannot read results file {path}: {e}") from None
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _parse(text: str, path: str):
+    """JSON with finite numbers only and at most MAX_DEPTH levels of nesting."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"results file {path} is damaged or truncated (invalid JSON at line {e.lineno})") from None
+    except RecursionError:
+        raise ResultsError(f"results file {path} is damaged (nested more than {MAX_DEPTH} levels)") from None
+    except ValueError as e:          # numbers JSON allows but a results file does not (NaN, 5000 digits)
+        raise ResultsError(f"results file {path} is damaged ({e})") from None
+    if _depth(data) > MAX_DEPTH:
+        raise ResultsError(f"results file {path} is damaged (nested more than {MAX_DEPTH} levels)")
+    return data
+
+
+def _depth(data) -> int:
+    """The nesting depth of lists and objects, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _dumps(obj, depth: int = 0) -> str:

@@ -23,7 +23,8 @@ from ._errors import Skipped
 from ._nodes import node_membership, quiet_wait
 from ._protocol import Benchmark, Context, Job
 from ._record import Record
-from ._results import Results, check_writable
+from ._output import OutputError, OutputFile
+from ._results import Results
 from ._timer import calibration
 from .topology import Topology
 
@@ -59,52 +60,71 @@ def run_suite(names: list[str], options: dict, output: str, comm: Any, topology:
               on_record: Callable[[Record], None] | None = None, job: Job | None = None) -> Results | None:
     """Run the benchmarks `names` (with `options`: name -> checked options of
     that benchmark's options type) on every node of `comm` (an mpi4py
-    intracommunicator), writing the results file `output` after each one;
-    rank 0 returns the Results, the others None."""
+    intracommunicator), writing the results file `output` after each one
+    (hpcbench._output: checked and locked first, old results kept as
+    OUTPUT.bak, a failed save retried and reported); rank 0 returns the
+    Results (with `unsaved` naming what is not on disk), the others None.
+    ValueError (one line, on every rank) if `output` cannot be used."""
     rank = comm.Get_rank()
     membership = node_membership(comm)
     hosts = comm.gather(socket.gethostname(), root=0)
+    out = _open_output(comm, output)
+    try:
+        results = Results(_machine.collect(topology, comm, sorted(set(hosts or [])))) if out else None
+        say = _progress_printer() if rank == 0 and not quiet else None
+        base = Context(topology=topology, options=None, timer=calibration(), comm=comm,
+                       job=job or Job(comm.Get_size(), 1), earlier={}, run_options=options)
+        for name in names:
+            bench = _registry.get(name)
+            if say:
+                say(f"{name}: running on {comm.Get_size()} rank(s)")
+            ctx = dataclasses.replace(base, options=options[name], **({"progress": say} if say else {}))
+            record = None
+            if bench.scope == "world":
+                mine = run_benchmark(bench, ctx)
+                record = mine if rank == 0 else None
+            elif membership.is_leader:
+                record = run_benchmark(bench, ctx)
+                if record.ok:
+                    base.earlier[name] = record
+            if bench.scope == "node":
+                quiet_wait(comm)
+            records = comm.gather(record, root=0)
+            if out is not None and results is not None:
+                _keep(results, [r for r in records or [] if r is not None], out, name, on_record)
+        return results
+    finally:
+        if out is not None:
+            out.release()
 
-    # Rank 0 checks the output path before anything is measured.
-    problem = None
-    if rank == 0:
+
+def _open_output(comm: Any, path: str) -> OutputFile | None:
+    """Rank 0 checks and locks the results file before anything is measured;
+    every rank learns the verdict, so a bad path is one error on all ranks."""
+    out, problem = None, None
+    if comm.Get_rank() == 0:
         try:
-            check_writable(output)
-        except ValueError as e:
-            problem = str(e)
+            out = OutputFile(path)
+            out.acquire()
+        except OutputError as e:
+            out, problem = None, str(e)
     problem = comm.bcast(problem, root=0)
     if problem:
         raise ValueError(problem)
+    return out
 
-    results = None
-    if rank == 0:
-        results = Results(_machine.collect(topology, comm, sorted(set(hosts))))
-        results.save(output)
-    say = _progress_printer() if rank == 0 and not quiet else None
-    base = Context(topology=topology, options=None, timer=calibration(), comm=comm,
-                   job=job or Job(comm.Get_size(), 1), earlier={}, run_options=options)
 
-    for name in names:
-        bench = _registry.get(name)
-        if say:
-            say(f"{name}: running on {comm.Get_size()} rank(s)")
-        ctx = dataclasses.replace(base, options=options[name], **({"progress": say} if say else {}))
-        record = None
-        if bench.scope == "world":
-            mine = run_benchmark(bench, ctx)
-            record = mine if rank == 0 else None
-        elif membership.is_leader:
-            record = run_benchmark(bench, ctx)
-            if record.ok:
-                base.earlier[name] = record
-        if bench.scope == "node":
-            quiet_wait(comm)
-        records = comm.gather(record, root=0)
-        if results is not None:
-            for rec in records:
-                if rec is not None:
-                    results.benchmarks.append(rec)
-                    if on_record:
-                        on_record(rec)
-            results.save(output)
-    return results
+def _keep(results: Results, records: list, out: OutputFile, name: str,
+          on_record: Callable[[Record], None] | None) -> None:
+    """Add a benchmark's records and write the file; a failed write is one
+    warning line, and the run goes on (the next write tries again)."""
+    for rec in records:
+        results.benchmarks.append(rec)
+        if on_record:
+            on_record(rec)
+    if out.save(results.text(), name):
+        results.path, results.unsaved = out.path, []
+    else:
+        results.unsaved = list(out.unsaved)
+        print(f"hpcbench: could not save {out.shown} after {name}: {out.error}; the last good file is kept and "
+              "the next save tries again", file=sys.stderr, flush=True)

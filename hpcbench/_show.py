@@ -8,13 +8,14 @@ from ._results import Results
 
 def header(results: Results) -> list:
     ctx = results.context
-    timer = ctx.get("timer", {})
-    return [f"hpcbench {ctx.get('hpcbench', '?')} results of {ctx.get('date', '?')}",
-            f"  hosts: {', '.join(ctx.get('hosts', []))}; CPU: {ctx.get('cpu_model', '?')}; "
-            f"MPI ranks: {ctx.get('mpi', {}).get('ranks', '?')}",
-            f"  timer: {timer.get('source', '?')} at {timer.get('ticks_per_ns', 0):.3f} ticks/ns, overhead "
-            f"{timer.get('overhead_ns', 0):.0f} ns; transparent huge pages: "
-            f"{ctx.get('transparent_huge_pages', '?')}", ""]
+    mpi, timer = ctx.mpi, ctx.timer
+    return [f"hpcbench {ctx.hpcbench or '?'} results of {ctx.date or '?'}",
+            f"  hosts: {', '.join(ctx.hosts or [])}; CPU: {ctx.cpu_model or '?'}; "
+            f"MPI ranks: {mpi.ranks if mpi and mpi.ranks is not None else '?'}",
+            f"  timer: {(timer.source if timer else None) or '?'} at "
+            f"{(timer.ticks_per_ns if timer else None) or 0:.3f} ticks/ns, overhead "
+            f"{(timer.overhead_ns if timer else None) or 0:.0f} ns; transparent huge pages: "
+            f"{ctx.transparent_huge_pages or '?'}", ""]
 
 
 def record_lines(record) -> list:

@@ -83,7 +83,7 @@ class CacheBenchmark(Benchmark):
     options_type = CacheOptions
     record_type = CacheRecord
 
-    def check(self, options: CacheOptions, topology: Topology, job: Job = Job()) -> CacheOptions:
+    def resolve(self, options: CacheOptions, topology: Topology, job: Job) -> CacheOptions:
         max_size = default_max_size(topology) if options.max_size is None else options.max_size
         check_parameters(options.min_size, max_size, options.stride, options.passes, options.samples,
                          options.order, options.pages, options.min_accesses, options.window)

@@ -27,6 +27,7 @@ from scipy.stats import trim_mean
 from .. import _core, _validate
 from .._errors import OptionError
 from .._format import format_size
+from .._protocol import check_ranges
 from .._memory import SAFE_MEMORY_SHARE, page_mode, safe_memory_limit
 from ..topology import Topology, bound_to
 from ._analysis import refinement_sizes
@@ -89,7 +90,7 @@ def check_parameters(min_size: int, max_size: int, stride: int, passes: int, sam
     applied here to the smallest and the largest array. What this adds is
     the sweep's: the range, the memory it may take, the passes, and the
     names of orders and page kinds."""
-    _validate.positive_int("passes", passes)
+    check_ranges(CacheOptions, passes=passes, samples=samples)
     if order not in ("auto",) + tuple(ORDERS):
         raise OptionError("order", f"must be auto, sequential, random or windowed, got {order!r}")
     kernel_order = ORDERS["windowed" if order == "auto" else order]   # auto may choose windowed

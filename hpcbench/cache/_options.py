@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from .._argtypes import pu_list_arg, size_arg
 from .._protocol import option
-from ..topology import DEFAULT_SAMPLE
+from .._validate import Range
+from ..topology import DEFAULT_SAMPLE, MAX_SAMPLE
 
 ORDER_CHOICES = ("auto", "sequential", "random", "windowed")
 PAGE_CHOICES = ("normal", "huge", "system")
@@ -27,8 +28,10 @@ class CacheOptions:
     order: str = option("auto", "--cache-order", "visiting order: auto picks windowed where a prefetcher "
                         "follows the stride", choices=ORDER_CHOICES)
     pages: str = option("normal", "--cache-pages", "page kind of the arrays", choices=PAGE_CHOICES)
-    passes: int = option(5, "--cache-passes", "sweeps over all sizes", metavar="N", type=int)
-    samples: int = option(3, "--cache-samples", "timings per size per pass", metavar="N", type=int)
+    passes: int = option(5, "--cache-passes", "sweeps over all sizes, each a few seconds", metavar="N", type=int,
+                         range=Range(1, 100))
+    samples: int = option(3, "--cache-samples", "timings per size per pass", metavar="N", type=int,
+                          range=Range(1, 100))
     pu: int | None = option(None, "--cache-pu", "PU OS index to bind to", metavar="PU", type=int,
                             default_text="the first PU this process may use")
     refine: bool = option(True, "--cache-refine", "add sizes inside detected rises")
@@ -45,12 +48,13 @@ class SharedOptions:
     cores: list | None = option(None, "--shared-cores", "PUs to test, e.g. 0-3,8", metavar="LIST", type=pu_list_arg,
                                 aliases=("--cores",), default_text="every PU this process may use")
     sample: int = option(DEFAULT_SAMPLE, "--shared-sample", "extra random pairs in auto mode", metavar="N", type=int,
-                         aliases=("--pair-sample",))
+                         aliases=("--pair-sample",), range=Range(0, MAX_SAMPLE))
     threshold: float | None = option(None, "--shared-threshold", "co-run ratio above which two cores share a "
                                      "cache", metavar="X", type=float, aliases=("--share-threshold",),
+                                     range=Range(1, 100, lo_open=True),
                                      default_text="2, or less where the single-core curve shows a shared cache "
                                                   "cannot double the time; see docs/node.md")
     rounds: int = option(3, "--shared-rounds", "times every pair is measured, in a new order each time",
-                         metavar="N", type=int, aliases=("--rounds",))
+                         metavar="N", type=int, aliases=("--rounds",), range=Range(1, 100))
     samples: int = 3                #: timings per run of a pair
     seed: int = 1

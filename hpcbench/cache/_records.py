@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._record import Mapping, Record
+from .._record import Count, Mapping, One, Pair, Positive, Record, require, required
 from ..topology import PlanRecord
 
 #: raw samples: nested lists of numbers with None where a pass did not run
@@ -17,29 +17,29 @@ class OrderProbe(Mapping):
     """What the auto order measured to choose: the largest array both ways."""
     sequential_cycles: float
     random_cycles: float
-    size: int
+    size: Count
 
 
 @dataclass(kw_only=True)
 class CacheParameters(Mapping):
     """How the sweep ran: sizes (bytes), stride, visiting order (the one
     used, and the one asked for), passes and samples, the PU, the page kind."""
-    min_size: int
-    max_size: int
-    stride: int
+    min_size: One
+    max_size: One
+    stride: One
     order: str
     order_requested: str
     order_probe: OrderProbe | None
-    passes: int
-    samples: int
-    min_accesses: int
-    warmup_traversals: int
-    pu: int
+    passes: One
+    samples: One
+    min_accesses: One
+    warmup_traversals: Count
+    pu: Count
     pages: str
-    page_size: int
+    page_size: One
     refine: bool
     seed: int
-    window: int
+    window: One
 
 
 @dataclass(kw_only=True)
@@ -56,14 +56,14 @@ class CacheRaw(Mapping):
 @dataclass(kw_only=True)
 class MeasuredLevel(Mapping):
     """One level found in the sweep, with hwloc's size beside it."""
-    level: int
-    size: int                           #: bytes
+    level: One
+    size: One                           #: bytes
     method: str                         #: "peak" or "probabilistic"
     range: list[int]                    #: (first, last) sweep size analysed, bytes
-    ways: int | None
+    ways: One | None
     divergence: float | None
-    onset: int | None                   #: largest size still on the plateau before the rise
-    hwloc_size: int | None
+    onset: One | None                   #: largest size still on the plateau before the rise
+    hwloc_size: One | None
     relative_difference: float | None   #: (measured - hwloc) / hwloc
     agrees: bool | None
 
@@ -72,8 +72,8 @@ class MeasuredLevel(Mapping):
 class HwlocLevel(Mapping):
     """A data or unified cache of the measured PU as hwloc reports it
     (size in bytes; associativity in ways, -1 fully associative, 0 unknown)."""
-    level: int
-    size: int
+    level: One
+    size: Count
     kind: str
     associativity: int
 
@@ -94,9 +94,15 @@ class CacheDerived(Mapping):
 class CacheRecord(Record):
     """The `cache` benchmark's record: levels and sizes from array
     traversals (Servet 2010, III-A)."""
-    parameters: CacheParameters
-    raw: CacheRaw
-    derived: CacheDerived
+    parameters: CacheParameters = required()
+    raw: CacheRaw = required()
+    derived: CacheDerived = required()
+
+    def _validate(self, path: str) -> None:
+        n = len(self.raw.sizes)
+        for name, values in (("raw.refined", self.raw.refined), ("derived.cycles_per_access",
+                             self.derived.cycles_per_access), ("derived.ns_per_access", self.derived.ns_per_access)):
+            require(len(values) == n, f"{path}.{name}", f"must have one value per size ({n}), got {len(values)}")
 
 
 # ---- shared-caches ----------------------------------------------------------------
@@ -107,15 +113,15 @@ class SharedParameters(Mapping):
     often, the traversal they used, and where the cache levels came from."""
     pair_mode: str
     pus: list[int]
-    sample: int
-    rounds: int
-    samples: int
+    sample: Count
+    rounds: One
+    samples: One
     threshold_requested: float | None
     seed: int
-    stride: int
+    stride: One
     order: str
     pages: str
-    window: int
+    window: One
     levels_from: str
 
 
@@ -123,22 +129,22 @@ class SharedParameters(Mapping):
 class PairRatio(Mapping):
     """One tested pair of PUs and its co-run ratio (time together over
     time alone)."""
-    pair: list[int]
-    ratio: float
+    pair: Pair
+    ratio: Positive
 
 
 @dataclass(kw_only=True)
 class SharedLevelRecord(Mapping):
     """The sharing verdict for one cache level: co-run size (bytes per
     core), threshold, ratios, the groups of cores found and hwloc's groups."""
-    level: int
-    cache_size: int                     #: bytes (measured by the cache benchmark)
-    corun_size: int                     #: bytes per core in the co-run
+    level: One
+    cache_size: One                     #: bytes (measured by the cache benchmark)
+    corun_size: One                     #: bytes per core in the co-run
     threshold: float
     expected_ratio: float | None        #: C(2s)/C(s) from the single-core curve
     decidable: bool
     ratios: list[PairRatio]
-    sharing_pairs: list[list[int]]
+    sharing_pairs: list[Pair]
     groups: list[list[int]]
     hwloc_groups: list[list[int]]
     disagreements: list[str]
@@ -148,8 +154,8 @@ class SharedLevelRecord(Mapping):
 class CorunSamples(Mapping):
     """Raw co-run timings of one level: per pair, round, member and
     sample, TSC ticks per access alone and together."""
-    level: int
-    pairs: list[list[int]]
+    level: One
+    pairs: list[Pair]
     alone: Samples                      #: (pairs, rounds, 2, samples) TSC ticks per access
     together: Samples
 
@@ -174,9 +180,16 @@ class SharedDerived(Mapping):
 class SharedCachesRecord(Record):
     """The `shared-caches` benchmark's record: which cores share each
     cache level (Servet 2010, III-B)."""
-    parameters: SharedParameters
-    raw: SharedRaw
-    derived: SharedDerived
+    parameters: SharedParameters = required()
+    raw: SharedRaw = required()
+    derived: SharedDerived = required()
+
+    def _validate(self, path: str) -> None:
+        pus = set(self.parameters.pus)
+        for i, lv in enumerate(self.derived.levels):
+            for r in lv.ratios:
+                require(set(r.pair) <= pus, f"{path}.derived.levels[{i}].ratios",
+                        f"must pair PUs of parameters.pus, got {r.pair}")
 
 
 __all__ = ["CacheDerived", "CacheParameters", "CacheRaw", "CacheRecord", "CorunSamples", "HwlocLevel",

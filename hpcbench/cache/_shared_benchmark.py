@@ -7,13 +7,11 @@ benchmark of the same run when it ran on this node, measured here otherwise
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _validate
-from .._errors import OptionError
 from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, plan_pairs, require_two_pus
@@ -78,13 +76,8 @@ class SharedCachesBenchmark(Benchmark):
     record_type = SharedCachesRecord
     uses = ("cache",)       # the cache sweep, when this run has no cache record
 
-    def check(self, options: SharedOptions, topology: Topology, job: Job = Job()) -> SharedOptions:
-        _validate.positive_int("rounds", options.rounds)
+    def resolve(self, options: SharedOptions, topology: Topology, job: Job) -> SharedOptions:
         _validate.positive_int("samples", options.samples)
-        _validate.non_negative_int("sample", options.sample)
-        t = options.threshold
-        if t is not None and not (isinstance(t, (int, float)) and math.isfinite(t) and t > 1):
-            raise OptionError("threshold", f"must be a finite number above 1, got {t!r}")
         if options.cores is not None or len(topology.pu_indexes) >= 2:   # else: skipped when it runs
             plan_pairs(topology, options.cores, options.pairs, options.sample, options.seed)
         return options

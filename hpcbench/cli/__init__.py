@@ -13,7 +13,7 @@ import sys
 from .._version import __version__
 from ._common import Parser, UsageError
 from ._options import add_run_parser
-from ._run import cmd_run
+from ._run import cmd_run, parse_run
 from ._tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list, cmd_show
 
 __all__ = ["UsageError", "build_parser", "main"]
@@ -40,8 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (default sys.argv[1:]); returns the exit
     status: 0, 1 when a benchmark failed, 2 for usage errors."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = parser.parse_args(argv)
+        # `run` starts MPI first, so that every rank takes part in agreeing
+        # on the command line (a usage error on one rank stops them all).
+        args = parse_run(parser, argv) if argv[:1] == ["run"] else parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return 2

@@ -7,7 +7,7 @@ import argparse
 
 from .. import _registry
 from .._errors import OptionError
-from .._protocol import Benchmark, Job, flag_dest
+from .._protocol import Benchmark, Job, check_ranges, flag_dest
 from ..topology import Topology
 from ._common import UsageError
 
@@ -68,13 +68,19 @@ def checked_options(args: argparse.Namespace, names: list, topology: Topology, j
     options = {}
     for bench in _registry.BENCHMARKS:
         opts = bench.options_from_args(args)
-        options[bench.name] = _check(bench, opts, topology, job, args) if bench.name in needed else opts
+        options[bench.name] = _check(bench, opts, topology, job, args, resolve=bench.name in needed)
     return options
 
 
-def _check(bench: Benchmark, options, topology: Topology, job: Job, args: argparse.Namespace):
+def _check(bench: Benchmark, options, topology: Topology, job: Job, args: argparse.Namespace, resolve: bool):
+    """Every option's documented range, for every benchmark (a value out of
+    range is a mistake even for a benchmark this run skips); the rules that
+    depend on the machine and the job only for those that run."""
     try:
-        return bench.check(options, topology, job)
+        if resolve:
+            return bench.check(options, topology, job)
+        check_ranges(bench.options_type, **{name: getattr(options, name) for name in bench.flags()})
+        return options
     except OptionError as e:
         given = bench.given_flags(args).get(e.parameter)
         flag = given[0] if given else bench.flag_of(e.parameter)   # the spelling the user typed

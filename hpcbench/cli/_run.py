@@ -2,11 +2,13 @@
 suite, print the summary, and write the degradation file beside the results."""
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 from .._nodes import count_nodes
 from .._protocol import Job
+from ._agree import agree, same_command_line
 from ._common import UsageError
 from ._options import checked_options, deprecation_notes, selected
 
@@ -29,10 +31,36 @@ def thread_level() -> str:
     return level
 
 
-def cmd_run(args) -> int:
+def start_mpi() -> tuple:
+    """Initialise MPI (with HPCBENCH_MPI_THREAD_LEVEL, or single) before
+    anything can fail, so that every rank can take part in agreeing on the
+    command line. Returns (COMM_WORLD, the level's usage error or None)."""
     import mpi4py
+    try:
+        level, problem = thread_level(), None
+    except UsageError as e:
+        level, problem = "single", str(e)
     if "mpi4py.MPI" not in sys.modules:
-        mpi4py.rc.thread_level = thread_level()
+        mpi4py.rc.thread_level = level
+    from mpi4py import MPI
+    return MPI.COMM_WORLD, problem
+
+
+def parse_run(parser, argv: list) -> argparse.Namespace:
+    """`run`'s command line, agreed by every rank (hpcbench.cli._agree)."""
+    comm, level_problem = start_mpi()
+
+    def parsed() -> argparse.Namespace:
+        if level_problem:
+            raise UsageError(level_problem)
+        return parser.parse_args(argv)
+
+    args = agree(comm, parsed)
+    same_command_line(comm, args, (os.environ.get("HPCBENCH_MPI_THREAD_LEVEL", "single"),))
+    return args
+
+
+def cmd_run(args) -> int:
     from mpi4py import MPI
 
     from .._results import Results
@@ -43,8 +71,9 @@ def cmd_run(args) -> int:
     comm = MPI.COMM_WORLD
     topology = Topology.load()
     job = Job(comm.Get_size(), count_nodes(comm))
-    names = selected(args, job)
-    options = checked_options(args, names, topology, job)
+    # Topology and memory may differ between nodes: a rank that refuses an
+    # option stops every rank, with its own line.
+    names, options = agree(comm, lambda: _checked(args, topology, job))
     if comm.Get_rank() == 0:      # once the options are good: a bad command line gets one line, the error
         for note in deprecation_notes(args):
             print(note, file=sys.stderr)
@@ -54,10 +83,19 @@ def cmd_run(args) -> int:
         raise UsageError(f"hpcbench run: {e}") from None
     if isinstance(results, Results):
         sys.stdout.write(summary(results))
+        if results.unsaved:
+            print(f"hpcbench: the results of {', '.join(results.unsaved)} could not be saved to {args.output} "
+                  "(they are in the summary above)", file=sys.stderr)
+            return 1
         print(f"results written to {args.output}")
         write_degradation(results, args.output)
         return 1 if any(r.status not in ("ok", "skipped") for r in results.benchmarks) else 0
     return 0
+
+
+def _checked(args, topology, job) -> tuple:
+    names = selected(args, job)
+    return names, checked_options(args, names, topology, job)
 
 
 def write_degradation(results, output):

@@ -2,6 +2,7 @@
 config, advise grid."""
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -48,7 +49,9 @@ def cmd_degr(args) -> int:
     from ..network import degradation_path, export_from_results
     try:
         results = load(args.results)
-        path = args.output or degradation_path(args.results)
+        if args.output is not None and not args.output.strip():
+            raise ValueError("-o must name a file")
+        path = args.output if args.output is not None else degradation_path(args.results)
         rat_dist, rat_nc = export_from_results(results, path)
     except (ResultsError, ValueError, OSError) as e:
         raise UsageError(f"hpcbench degr: {e}") from None
@@ -93,8 +96,8 @@ def cmd_advise(args) -> int:
                 values = [float(v) for v in args.ratdist.split(",")]
             except ValueError:
                 raise ValueError(f"--ratdist is a comma-separated list of numbers, got {args.ratdist!r}") from None
-            if not values or any(not v > 0 for v in values):
-                raise ValueError("--ratdist needs positive ratios for distances 1, 2, ...")
+            if not values or any(not (math.isfinite(v) and v > 0) for v in values):
+                raise ValueError("--ratdist needs positive finite ratios for distances 1, 2, ...")
             rat_dist, bw = {d + 1: v for d, v in enumerate(values)}, None
         advice = advise_grid(args.rows, args.cols, args.row_volume, args.col_volume, rat_dist,
                              args.procs_per_node, reference_bandwidth=bw)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validate
 from .._errors import OptionError, Skipped
 from .._format import format_size
+from .._memory import safe_memory_limit
 from .._protocol import Benchmark, Context, Job
 from .._record import to_plain
 from ..topology import Topology
@@ -114,16 +114,14 @@ class CommBenchmark(Benchmark):
     min_ranks = 2
     needs_ranks = 2
 
-    def check(self, options: CommOptions, topology: Topology, job: Job = Job()) -> CommOptions:
-        _validate.positive_int("max_size", options.max_size)
-        if options.max_size > MAX_MESSAGE:
-            raise OptionError("max_size", f"must be at most {format_size(MAX_MESSAGE)}, got {options.max_size}")
-        if not 0 < options.rse < 1:
-            raise OptionError("rse", f"must be between 0 and 1, got {options.rse}")
-        if not 0 < options.cap_s <= 60:
-            raise OptionError("cap_s", f"must be in (0, 60] seconds, got {options.cap_s}")
-        if not 0 < options.layer_tolerance < 10:
-            raise OptionError("layer_tolerance", f"must be positive and below 10, got {options.layer_tolerance}")
+    def resolve(self, options: CommOptions, topology: Topology, job: Job) -> CommOptions:
+        # Every rank holds a send and a receive buffer of the largest message.
+        for name in ("max_size", "probe_size"):
+            size = getattr(options, name)
+            if size is not None and 2 * size > safe_memory_limit():
+                raise OptionError(name, f"must let a send and a receive buffer fit in the "
+                                        f"{format_size(safe_memory_limit())} that may be used now, "
+                                        f"got {format_size(size)}")
         return options
 
     def run(self, ctx: Context) -> CommRecord:
@@ -131,7 +129,7 @@ class CommBenchmark(Benchmark):
         size = comm.Get_size()
         if size < 2:
             raise Skipped("the communication benchmark needs at least 2 MPI ranks (mpiexec -n 2 or more)")
-        probe = o.probe_size or _probe_size(ctx.topology)
+        probe = _probe_size(ctx.topology) if o.probe_size is None else o.probe_size
         sizes = message_sizes(o.max_size)
         common = dict(rse=o.rse, cap_s=o.cap_s)
         say = ctx.progress

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from .._record import Mapping, Record, optional
+from .._record import NON_EMPTY, Count, Mapping, One, optional, Pair, Record, require, required
 
 #: raw samples (ns): nested lists of numbers
 Samples = Any
@@ -14,15 +14,15 @@ Samples = Any
 class CommParameters(Mapping):
     """How the comm benchmark ran: ranks, largest message (bytes), the
     precision and time cap of each size, the probe size of the layers."""
-    ranks: int
-    max_size: int
+    ranks: One
+    max_size: One
     rse_target: float
     cap_s: float
-    probe_size: int
+    probe_size: Count
     layer_tolerance: float
     collectives: str
     echo: str
-    test_pair: list[int]
+    test_pair: Pair
 
 
 @dataclass(kw_only=True)
@@ -41,7 +41,7 @@ class SweepSamples(Mapping):
 class PairLatency(Mapping):
     """The one-way latency (seconds) of one pair of ranks at the probe
     size of Servet's layers."""
-    pair: list[int]
+    pair: Pair
     latency: float                      #: seconds
 
 
@@ -49,7 +49,7 @@ class PairLatency(Mapping):
 class LayerSamples(Mapping):
     """The all-pairs latencies at the probe size (bytes) and the raw
     sweep of each layer's representative pair."""
-    probe_size: int
+    probe_size: Count
     latencies: list[PairLatency]
     sweeps: list[SweepSamples]
 
@@ -72,8 +72,9 @@ class CommRaw(Mapping):
 
 @dataclass(kw_only=True)
 class SweepSummary(Mapping):
-    """Statistics per message size (seconds; bandwidth in bytes/s)."""
-    sizes: list[int]
+    """Statistics per message size (seconds; bandwidth in bytes/s), one
+    entry per size in every list."""
+    sizes: Annotated[list[int], NON_EMPTY]
     median: list[float]
     minimum: list[float]
     p10: list[float]
@@ -81,6 +82,13 @@ class SweepSummary(Mapping):
     p99: list[float]
     bandwidth: list[float]
     rank_average: list[float] | None = optional()
+
+    def _validate(self, path: str) -> None:
+        for name in ("median", "minimum", "p10", "p90", "p99", "bandwidth", "rank_average"):
+            values = getattr(self, name)
+            require(values is None or len(values) == len(self.sizes), f"{path}.{name}",
+                    f"must have one value per size ({len(self.sizes)}), got {len(values or [])}")
+        require(all(s >= 0 for s in self.sizes), f"{path}.sizes", "must be message sizes (not negative)")
 
     def at(self, size: int, key: str = "median") -> float | None:
         """The statistic `key` at message size `size`, or None if not measured."""
@@ -90,8 +98,8 @@ class SweepSummary(Mapping):
 @dataclass(kw_only=True)
 class RegionRecord(Mapping):
     """t(N) = latency + N * seconds_per_byte over [first, last] bytes."""
-    first: int
-    last: int
+    first: Count
+    last: Count
     latency: float
     seconds_per_byte: float
     bandwidth: float | None             #: bytes/s; None where the time does not grow with the size
@@ -148,7 +156,7 @@ class OverlapRecord(Mapping):
 class ContentionLoad(Mapping):
     """Echo under one load: the load's message size (bytes) and
     bandwidth (bytes/s), the echo medians (seconds) and slowdowns."""
-    load_size: int
+    load_size: Count
     load_bandwidth: float
     median: list[float]
     slowdown: list[float]
@@ -167,8 +175,8 @@ class ContentionRecord(Mapping):
 class HopPoint(Mapping):
     """The median one-way time (seconds) of one message size (bytes)
     at one hop count."""
-    size: int
-    hops: int
+    size: Count
+    hops: One
     median: float
 
 
@@ -194,7 +202,7 @@ class HopsRecord(Mapping):
 class LayerScalability(Mapping):
     """One layer with k disjoint pairs sending at once: mean one-way
     latency (seconds) and slowdown against one pair alone."""
-    pairs: int
+    pairs: One
     latency: float
     slowdown: float
 
@@ -204,10 +212,10 @@ class LayerRecord(Mapping):
     """One of Servet's communication layers: pairs of similar latency,
     named by what separates them, with a sweep, regions and scalability."""
     latency: float                      #: seconds at the probe size
-    pairs: list[list[int]]
+    pairs: list[Pair]
     name: str
     names: dict[str, int]
-    representative: list[int]
+    representative: Pair
     regions: list[RegionRecord]
     scalability: list[LayerScalability]
     summary: SweepSummary
@@ -217,9 +225,9 @@ class LayerRecord(Mapping):
 class Placement(Mapping):
     """Where a rank ran: host, node (its lowest rank sharing memory)
     and the PUs it is bound to."""
-    rank: int
+    rank: Count
     host: str
-    node: int
+    node: Count
     pus: list[int]
 
 
@@ -227,8 +235,8 @@ class Placement(Mapping):
 class MeshRecord(Mapping):
     """CoMet's mesh of the ranks (Gray-coded where both dimensions are
     powers of two) and each rank's four neighbours."""
-    rows: int
-    cols: int
+    rows: One
+    cols: One
     layout: str
     neighbours: list[dict[str, int]]
 
@@ -255,6 +263,6 @@ class CommDerived(Mapping):
 class CommRecord(Record):
     """The `comm` benchmark's record: CoMet's kernels, Servet's
     communication layers and fitted network models."""
-    parameters: CommParameters
-    raw: CommRaw
-    derived: CommDerived
+    parameters: CommParameters = required()
+    raw: CommRaw = required()
+    derived: CommDerived = required()

@@ -10,6 +10,8 @@ from ._records import SweepSamples, SweepSummary
 
 #: The largest message of the default grid (bytes).
 DEFAULT_MAX_SIZE = 4 << 20
+#: The largest message any comm sweep takes (bytes).
+MAX_MESSAGE = 1 << 30
 
 
 def message_sizes(max_bytes: int = DEFAULT_MAX_SIZE) -> np.ndarray:

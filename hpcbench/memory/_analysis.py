@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import OptionError
+from .._protocol import check_ranges
 from .._grouping import split_at_gaps
 from ..topology import PairPlan, components
-from ._options import DEFAULT_TOLERANCE
+from ._options import DEFAULT_TOLERANCE, MemoryOptions
 from ._records import OverheadLevelRecord, OverheadRecord, ScalabilityPoint
 
 
@@ -70,9 +70,9 @@ class MemoryOverhead:
 
 
 def check_tolerance(tolerance: float) -> float:
-    """The relative difference that counts as an overhead: strictly between 0 and 1."""
-    if isinstance(tolerance, bool) or not (isinstance(tolerance, (int, float)) and 0 < tolerance < 1):
-        raise OptionError("tolerance", f"must be a number between 0 and 1, got {tolerance!r}")
+    """The relative difference that counts as an overhead: the range of the
+    memory benchmark's --memory-tolerance."""
+    check_ranges(MemoryOptions, tolerance=tolerance)
     return float(tolerance)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import _validate
 from .._format import format_size, gigabytes_per_second, groups_text
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, check_pus, plan_pairs, require_two_pus, spread_order
-from ._analysis import analyze_memory_overhead, analyze_scalability, check_tolerance, pair_bandwidth
+from ._analysis import analyze_memory_overhead, analyze_scalability, pair_bandwidth
 from ._measure import check_array_bytes, check_copy, default_array_bytes, measure_pairs, measure_scalability
 from ._options import MemoryOptions
 from ._plot import memory_figure
@@ -39,10 +38,7 @@ class MemoryBenchmark(Benchmark):
     options_type = MemoryOptions
     record_type = MemoryRecord
 
-    def check(self, options: MemoryOptions, topology: Topology, job: Job = Job()) -> MemoryOptions:
-        _validate.positive_int("rounds", options.rounds)
-        _validate.non_negative_int("sample", options.sample)
-        check_tolerance(options.tolerance)
+    def resolve(self, options: MemoryOptions, topology: Topology, job: Job) -> MemoryOptions:
         size = default_array_bytes(topology) if options.size is None else options.size
         check_copy(size, options.repetitions, options.pages)
         if options.cores is not None or len(topology.pu_indexes) >= 2:   # else: skipped when it runs

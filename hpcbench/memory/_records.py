@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._record import Mapping, Record
+from .._record import Count, Mapping, One, Pair, Record, required
 from ..topology import PlanRecord
 
 
@@ -14,12 +14,12 @@ class MemoryParameters(Mapping):
     copy (bytes), repetitions, rounds, tolerance, page kind and kernel."""
     pair_mode: str
     pus: list[int]
-    sample: int
+    sample: Count
     seed: int
-    array_bytes: int
-    bytes_per_copy: int
-    repetitions: int
-    rounds: int
+    array_bytes: One
+    bytes_per_copy: One
+    repetitions: One
+    rounds: One
     tolerance: float
     pages: str
     kernel: str
@@ -38,7 +38,7 @@ class ScalabilitySamples(Mapping):
 class MemoryRaw(Mapping):
     """Every copy bandwidth (bytes/s per core): each tested pair alone
     and together, per round and repetition, and the scalability runs."""
-    pairs: list[list[int]]
+    pairs: list[Pair]
     alone: Any                      #: (pairs, rounds, 2, repetitions) bytes/s per core
     together: Any
     scalability: list[ScalabilitySamples]
@@ -48,7 +48,7 @@ class MemoryRaw(Mapping):
 class PairBandwidth(Mapping):
     """One tested pair: bandwidth per core alone and together (bytes/s)
     and their ratio."""
-    pair: list[int]
+    pair: Pair
     reference: float                #: bytes/s per core, the pair's cores alone
     bandwidth: float                #: bytes/s per core, both copying
     relative: float
@@ -60,7 +60,7 @@ class OverheadLevelRecord(Mapping):
     to alone, its pairs and the groups of cores they form."""
     bandwidth: float
     relative: float
-    pairs: list[list[int]]
+    pairs: list[Pair]
     groups: list[list[int]]
 
 
@@ -77,7 +77,7 @@ class OverheadRecord(Mapping):
 
 @dataclass(kw_only=True)
 class ScalabilityPoint(Mapping):
-    cores: int
+    cores: One
     per_core: float                 #: bytes/s, mean over cores
     slowest_core: float
     total: float
@@ -106,6 +106,6 @@ class MemoryDerived(Mapping):
 class MemoryRecord(Record):
     """The `memory` benchmark's record: memory-access overhead between
     cores and bandwidth scalability (Servet 2010, III-C)."""
-    parameters: MemoryParameters
-    raw: MemoryRaw
-    derived: MemoryDerived
+    parameters: MemoryParameters = required()
+    raw: MemoryRaw = required()
+    derived: MemoryDerived = required()

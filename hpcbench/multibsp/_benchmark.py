@@ -26,6 +26,8 @@ PATTERN = ("every thread writes h single words cyclically into the other threads
            "then a barrier (one superstep)")
 #: g of one level's components may differ by this much before it is reported.
 G_SPREAD_WARNING = 0.25
+#: Supersteps one component may take: about half an hour at 1 us each.
+MAX_SUPERSTEPS = 2e9
 
 
 def _spread(values: list) -> float | None:
@@ -58,14 +60,22 @@ class MultiBSPBenchmark(Benchmark):
     options_type = MultiBSPOptions
     record_type = MultiBSPRecord
 
-    def check(self, options: MultiBSPOptions, topology: Topology, job: Job = Job()) -> MultiBSPOptions:
+    def resolve(self, options: MultiBSPOptions, topology: Topology, job: Job) -> MultiBSPOptions:
         with _validate.c_rules({}):          # the h-communication kernel's own rules, named as the options
             _core.hcomm_check(options.hmax, options.iterations, blocks=options.blocks, warmup=options.warmup)
         _validate.positive_int("reps", options.reps)
         check_buffer(options.hmax, topology)
-        if not 8 <= options.max_exponent <= 28:
-            raise OptionError("max_exponent", f"must be 8 .. 28 (vectors of 2^8 .. 2^28 doubles), "
-                                              f"got {options.max_exponent}")
+        steps = (options.hmax + 1) * (options.blocks * options.iterations + options.warmup)
+        if steps > MAX_SUPERSTEPS:
+            raise OptionError("iterations", f"must keep the supersteps of a component ((HMAX + 1) x {options.blocks} "
+                                            f"blocks x iterations) within {MAX_SUPERSTEPS:.0e}, about half an hour "
+                                            f"at 1 us each; --mbsp-hmax {options.hmax} with {options.iterations} "
+                                            f"gives {steps:.2e}")
+        vector = 8 << options.max_exponent
+        if vector > safe_memory_limit():
+            raise OptionError("max_exponent", f"must keep the inner product's vector (8 x 2^E bytes) within the "
+                                              f"{format_size(safe_memory_limit())} that may be used now, "
+                                              f"got 2^{options.max_exponent} doubles")
         return options
 
     def run(self, ctx: Context) -> MultiBSPRecord:

@@ -2,23 +2,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from .._record import Mapping, Record
+from .._record import NON_EMPTY, Count, Mapping, One, Record, required
 
 #: a level's p or m: one number, or one per component where they differ
-PerComponent = int | list[int]
+PerComponent = int | Annotated[list[int], NON_EMPTY]
 
 
 @dataclass(kw_only=True)
 class MultiBSPParameters(Mapping):
     """How the h-communications and the inner product ran: HMAX,
     supersteps per block, blocks, warm-up, repetitions, vector lengths."""
-    hmax: int
-    iterations: int
-    blocks: int
-    warmup: int
-    reps: int
+    hmax: One
+    iterations: One
+    blocks: One
+    warmup: Count
+    reps: One
     sizes: list[int]
     pattern: str
 
@@ -44,8 +44,8 @@ class MultiBSPRaw(Mapping):
 class TreeComponent(Mapping):
     """One component of the MultiBSP tree: p children, m bytes of
     shared memory, its PUs and memories, and its children."""
-    p: int
-    m: int                              #: bytes of the memory its children share
+    p: One
+    m: Count                              #: bytes of the memory its children share
     pus: list[int]
     memories: list[list[Any]]           #: (kind, bytes)
     children: list[Any]                 #: PU indexes, or a child component's PUs
@@ -55,7 +55,7 @@ class TreeComponent(Mapping):
 class TreeLevel(Mapping):
     """One level of the tree (1 = just above the processors): p and m,
     one value or one per component where they differ."""
-    level: int
+    level: One
     p: PerComponent
     m: PerComponent
     homogeneous: bool
@@ -97,7 +97,7 @@ class GLComponent(Mapping):
 class GLLevel(Mapping):
     """g and L of one level (the mean over its components) and how far
     they spread between components."""
-    level: int
+    level: One
     p: PerComponent
     m: PerComponent
     homogeneous: bool
@@ -112,7 +112,7 @@ class GLLevel(Mapping):
 class InnerProductPoint(Mapping):
     """One vector length (doubles) of the inner product: measured and
     predicted times (seconds) and their ratios."""
-    n: int                              #: doubles
+    n: One                              #: doubles
     predicted_s: float
     predicted_kernel_rate_s: float
     measured_s: float
@@ -137,6 +137,6 @@ class MultiBSPDerived(Mapping):
 class MultiBSPRecord(Record):
     """The `multibsp` benchmark's record: the node's MultiBSP tree with
     g and L per level (MBSPDiscover)."""
-    parameters: MultiBSPParameters
-    raw: MultiBSPRaw
-    derived: MultiBSPDerived
+    parameters: MultiBSPParameters = required()
+    raw: MultiBSPRaw = required()
+    derived: MultiBSPDerived = required()

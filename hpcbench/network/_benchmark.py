@@ -2,11 +2,10 @@
 takes part; the job must span at least two nodes)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
-from .._errors import OptionError, Skipped
+from .._errors import Skipped
 from .._format import format_size
 from .._protocol import Benchmark, Context, Job
 from .._record import Record
@@ -46,12 +45,10 @@ class _NetworkBenchmark(Benchmark):
     min_ranks = 2
     min_nodes = 2
 
-    def check(self, options: NetworkOptions, topology: Topology, job: Job = Job()) -> NetworkOptions:
+    def resolve(self, options: NetworkOptions, topology: Topology, job: Job) -> NetworkOptions:
         check_size(options.size)
         if options.nodes is not None:
             check_nodes(options.nodes, job.nodes)
-        if not 0 < options.cap_s <= 600 or not math.isfinite(options.cap_s):
-            raise OptionError("cap_s", f"must be in (0, 600] seconds, got {options.cap_s}")
         return options
 
     def run(self, ctx: Context) -> Record:

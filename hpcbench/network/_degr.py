@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from .._atomic import atomic_write_text
 
@@ -37,7 +37,7 @@ class RatioSource(Protocol):
     def path(self) -> str | None: ...
 
     @property
-    def context(self) -> dict: ...
+    def context(self) -> Any: ...
 
 
 def write_degradation_file(path: str, rat_dist: dict, rat_nc: dict, comments: Iterable[str] = ()) -> None:

@@ -2,14 +2,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from .._record import Mapping, Record
+from .._record import AT_LEAST_ONE, Check, Mapping, One, Positive, Record, require, required
 
 
 def _by_int(table: dict) -> dict:
     """{"1": x, "2": y} (JSON keys) -> {1: x, 2: y}."""
     return {int(k): float(v) for k, v in table.items()}
+
+
+#: Distances and processes per node: 1, 2, ... (the first is the reference).
+Steps = Annotated[list[int], Check(lambda v: v == list(range(1, len(v) + 1)), "must be 1, 2, ... n (n >= 1)")]
+
+
+def _tables_cover(path: str, steps: list, **tables: dict) -> None:
+    """Each table (JSON keys "1", "2", ...) has exactly one entry per step."""
+    keys = [str(k) for k in steps]
+    for name, table in tables.items():
+        require(sorted(table, key=_order) == keys, f"{path}.{name}",
+                f"must have one entry per step {keys}, got {sorted(table, key=_order)}")
+
+
+def _order(key: str) -> tuple:
+    return (0, int(key)) if key.isdigit() else (1, key)
 
 
 @dataclass(kw_only=True)
@@ -23,9 +39,9 @@ class NetworkRaw(Mapping):
 class DistanceParameters(Mapping):
     """How the distance benchmark ran: nodes used and in the job,
     message size (bytes), time cap, precision and the node order."""
-    nodes: int
-    nodes_in_job: int
-    size: int
+    nodes: One
+    nodes_in_job: One
+    size: One
     cap_s: float
     rse_target: float
     pattern: str
@@ -36,11 +52,16 @@ class DistanceParameters(Mapping):
 class DistanceDerived(Mapping):
     """Bandwidth (bytes/s) and ratDist per distance between nodes
     (Servet 3.0, section 4.1)."""
-    nodes: int
-    size: int                           #: bytes per message
-    distances: list[int]
-    bandwidth: dict[str, float]         #: distance -> bytes/s
-    rat_dist: dict[str, float]          #: distance -> reference / bandwidth
+    nodes: Annotated[int, Check(lambda v: 2 <= v <= 1 << 20, "must be 2 .. 2**20")]
+    size: Annotated[int, AT_LEAST_ONE]  #: bytes per message
+    distances: Steps
+    bandwidth: dict[str, Positive]      #: distance -> bytes/s
+    rat_dist: dict[str, Positive]       #: distance -> reference / bandwidth
+
+    def _validate(self, path: str) -> None:
+        require(len(self.distances) <= self.nodes // 2, f"{path}.distances",
+                f"must not go beyond half the ring of {self.nodes} nodes, got {len(self.distances)}")
+        _tables_cover(path, self.distances, bandwidth=self.bandwidth, rat_dist=self.rat_dist)
 
     def ratios(self) -> dict:
         """ratDist as {distance: ratio}."""
@@ -51,18 +72,18 @@ class DistanceDerived(Mapping):
 class DistanceRecord(Record):
     """The `distance` benchmark's record: network bandwidth against
     distance between nodes (ratDist)."""
-    parameters: DistanceParameters
-    raw: NetworkRaw
-    derived: DistanceDerived
+    parameters: DistanceParameters = required()
+    raw: NetworkRaw = required()
+    derived: DistanceDerived = required()
 
 
 @dataclass(kw_only=True)
 class AccessParameters(Mapping):
     """How the network-access benchmark ran: nodes and ranks per node
     of the job, message size (bytes), time cap and precision."""
-    nodes_in_job: int
+    nodes_in_job: One
     ranks_per_node: list[int]
-    size: int
+    size: One
     cap_s: float
     rse_target: float
     pattern: str
@@ -71,10 +92,10 @@ class AccessParameters(Mapping):
 @dataclass(kw_only=True)
 class MappingRule(Mapping):
     """Servet 3.0 section 4.2's network rule, as the mapping applies it."""
-    threshold: float
-    weight_increase: dict[str, float]
-    processes_per_node_over_threshold: list[int]
-    first_over_threshold: int | None
+    threshold: Positive
+    weight_increase: dict[str, Positive]
+    processes_per_node_over_threshold: list[Annotated[int, AT_LEAST_ONE]]
+    first_over_threshold: Annotated[int, AT_LEAST_ONE] | None
     rule: str
 
 
@@ -82,14 +103,19 @@ class MappingRule(Mapping):
 class AccessDerived(Mapping):
     """Bandwidth (bytes/s) and ratNC per number of processes per node
     using the network (Servet 3.0, section 4.2), and the mapping rule."""
-    total: int
-    size: int
-    per_node: list[int]
-    nodes_used: dict[str, int]
-    bandwidth: dict[str, float]         #: processes per node -> bytes/s
-    rat_nc: dict[str, float]            #: processes per node -> reference / bandwidth
+    total: Annotated[int, AT_LEAST_ONE]
+    size: Annotated[int, AT_LEAST_ONE]
+    per_node: Steps
+    nodes_used: dict[str, Annotated[int, AT_LEAST_ONE]]
+    bandwidth: dict[str, Positive]      #: processes per node -> bytes/s
+    rat_nc: dict[str, Positive]         #: processes per node -> reference / bandwidth
     notes: list[str]
     mapping_rule: MappingRule
+
+    def _validate(self, path: str) -> None:
+        require(len(self.per_node) <= 1 << 16, f"{path}.per_node",
+                f"must be at most 65536 long, got {len(self.per_node)}")
+        _tables_cover(path, self.per_node, nodes_used=self.nodes_used, bandwidth=self.bandwidth, rat_nc=self.rat_nc)
 
     def ratios(self) -> dict:
         """ratNC as {processes per node: ratio}."""
@@ -100,6 +126,6 @@ class AccessDerived(Mapping):
 class AccessRecord(Record):
     """The `network-access` benchmark's record: network bandwidth
     against processes per node (ratNC)."""
-    parameters: AccessParameters
-    raw: NetworkRaw
-    derived: AccessDerived
+    parameters: AccessParameters = required()
+    raw: NetworkRaw = required()
+    derived: AccessDerived = required()

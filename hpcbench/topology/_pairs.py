@@ -21,25 +21,39 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._errors import OptionError, Skipped
-from .._record import Mapping
+from .._record import Count, Mapping, One, Pair
 from ._hwloc import Topology
 
 PAIR_MODES = ("auto", "all")
 #: Extra random pairs the auto mode tests beyond one per relation.
 DEFAULT_SAMPLE = 8
+#: More extra pairs than this is no longer a sample (every pair: --*-pairs all).
+MAX_SAMPLE = 10000
+
+
+#: The largest PU OS index a list may name (hwloc's cpusets, machines of today).
+MAX_PU_INDEX = (1 << 20) - 1
+#: PUs a list may hold: a team's limit.
+MAX_PUS = 65536
 
 
 def parse_pu_list(text: str) -> list:
-    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]; ValueError on bad syntax."""
+    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]; ValueError on bad syntax,
+    on indexes above MAX_PU_INDEX and on lists longer than MAX_PUS (checked
+    before a range is expanded)."""
     out: list = []
     for part in str(text).split(","):
         part = part.strip()
         lo, sep, hi = part.partition("-")
-        if not lo.isdigit() or (sep and not hi.isdigit()):
+        if not lo.isascii() or not lo.isdigit() or (sep and not (hi.isascii() and hi.isdigit())):
             raise ValueError(f"a core list is numbers and ranges like 0-3,8, got {text!r}")
         first, last = int(lo), int(hi) if sep else int(lo)
         if last < first:
             raise ValueError(f"a core range must not run backwards, got {part!r}")
+        if last > MAX_PU_INDEX:
+            raise ValueError(f"a core is a PU OS index up to {MAX_PU_INDEX}, got {last}")
+        if len(out) + last - first + 1 > MAX_PUS:
+            raise ValueError(f"a core list holds at most {MAX_PUS} PUs, got more in {text!r}")
         out.extend(range(first, last + 1))
     return out
 
@@ -131,8 +145,8 @@ class PairPlan:
 class RelationRecord(Mapping):
     """One hwloc relation of a plan: its representative pair and how many pairs have it."""
     relation: list[str]
-    representative: list[int]
-    pairs: int
+    representative: Pair
+    pairs: One
 
 
 @dataclass(kw_only=True)
@@ -140,9 +154,9 @@ class PlanRecord(Mapping):
     """Which pairs a pair benchmark tested, as a results file keeps it."""
     mode: str
     pus: list[int]
-    tested: list[list[int]]
-    sampled: list[list[int]]
-    all_pairs: int
+    tested: list[Pair]
+    sampled: list[Pair]
+    all_pairs: Count
     relations: list[RelationRecord]
 
 
