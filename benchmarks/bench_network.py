@@ -56,7 +56,10 @@ def main():
     ref = os.path.join(work, "shift_ref")
     subprocess.run([os.environ.get("MPICC", "mpicc"), "-O2", "-o", ref, os.path.join(HERE, "peers", "shift_ref.c")],
                    check=True)
-    netcluster.up(NODES, args.rate)
+    try:
+        netcluster.up(NODES, args.rate)
+    except (ValueError, netcluster.NetclusterError) as e:
+        sys.exit(f"bench_network.py: {e}")
     figures = {"runs": [], "rate_mbit": args.rate, "size": args.size}
     try:
         print(f"{NODES} nodes in a ring, {args.rate:g} Mbit/s links, {args.size} byte messages")

@@ -100,7 +100,10 @@ class OutputFile:
 
     def acquire(self) -> None:
         """Lock the path for this run and sweep what killed runs left; OutputError if another run holds it."""
-        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as e:
+            raise OutputError(f"cannot lock {self.shown}: {e.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
@@ -110,8 +113,9 @@ class OutputFile:
                 raise OutputError(f"another hpcbench run (pid {holder}) is writing {self.shown}; wait for it or "
                                   "choose another results file") from None
             raise OutputError(f"cannot lock {self.shown}: {e.strerror}") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        with contextlib.suppress(OSError):      # the pid is for the message only: a full disk may refuse it
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
         self._lock_fd = fd
         sweep_temporaries(self.path)
         sweep_temporaries(self.backup)
