@@ -66,9 +66,8 @@ def test_nothing_is_written_before_the_first_save_and_the_old_file_becomes_the_b
 
 def test_a_second_run_on_the_same_path_is_refused(tmp_path):
     path = str(tmp_path / "r.json")
-    with OutputFile(path):
-        with pytest.raises(OutputError, match=f"another hpcbench run \\(pid {os.getpid()}\\) is writing"):
-            OutputFile(path).acquire()
+    with OutputFile(path), pytest.raises(OutputError, match=f"another hpcbench run \\(pid {os.getpid()}\\) is writing"):
+        OutputFile(path).acquire()
     with OutputFile(path):              # free again
         pass
 

@@ -8,7 +8,9 @@
  *   hpcb_release_degr_info(&d);
  *
  * The file is the one `python -m hpcbench run distance network-access`
- * writes beside its results (or `python -m hpcbench degr RESULTS.json`).
+ * writes beside its results (or `python -m hpcbench degr RESULTS.json`);
+ * its grammar is in hpcbench's docs/network.md, "The degradation file".
+ * Reading does not depend on the locale (a decimal comma changes nothing).
  * Compile and link flags: `python -m hpcbench config --cflags --libs`. */
 #ifndef HPCB_DEGR_H
 #define HPCB_DEGR_H
@@ -20,7 +22,7 @@ extern "C" {
 enum hpcb_degr_status {
     HPCB_DEGR_OK = 0,
     HPCB_DEGR_ENOFILE = -1,   /* the file does not exist or cannot be read */
-    HPCB_DEGR_EFORMAT = -2,   /* not a degradation file, or damaged */
+    HPCB_DEGR_EFORMAT = -2,   /* not a degradation file, damaged, or over 64 MiB */
     HPCB_DEGR_ERANGE = -3,    /* a distance or processes-per-node value outside what was measured */
     HPCB_DEGR_ENOMEM = -4,
     HPCB_DEGR_EINVAL = -5     /* a NULL descriptor */
