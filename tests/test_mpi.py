@@ -96,5 +96,94 @@ def test_comm_benchmark_end_to_end(tmp_path, n):
 def test_comm_usage_errors_once(tmp_path):
     proc = mpirun(2, "-m", "hpcbench", "run", "comm", "--comm-cap", "0", "-o", str(tmp_path / "r.json"))
     assert proc.returncode == 2
-    lines = [line for line in proc.stderr.splitlines() if "--comm-cap must be in (0, 60] seconds" in line]
+    lines = [line for line in proc.stderr.splitlines() if "--comm-cap must be in (0, 60] s, got 0" in line]
     assert len(lines) == 1, proc.stderr
+
+
+def mpmd(*commands, timeout=120):
+    """An MPMD launch: one rank per command line (as a site wrapper or a
+    mistaken launch may produce); the result must come well before the timeout."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if os.geteuid() == 0:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = [MPIEXEC]
+    for i, args in enumerate(commands):
+        cmd += ([":"] if i else []) + ["-n", "1", sys.executable, "-m", "hpcbench", *args]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"the MPMD job hung (no answer in {timeout}s): {e.stderr}")
+
+
+@pytest.mark.parametrize("rank0, rank1, line", [
+    (["--cache-passes", "3"], ["--cache-passes", "5"],
+     "every rank must get the same command line; rank 1 has --cache-passes 5, rank 0 has 3"),
+    ([], ["--cache-stride", "3"], "every rank must get the same command line; rank 1 has --cache-stride 3"),
+    ([], ["--cache-passes", "x"], "on rank 1: argument --cache-passes: invalid int value"),
+    (["--cache-passes", "0"], ["--cache-passes", "0"], "--cache-passes must be in 1..100, got 0"),
+    (["memory"], ["cache"], "every rank must get the same command line; rank 1 has the benchmarks ['cache'], "
+                            "rank 0 has ['memory']"),
+    (["--rounds", "2"], ["--shared-rounds", "2"], "every rank must get the same command line"),
+])
+def test_ranks_with_different_options_end_with_one_line(tmp_path, rank0, rank1, line):
+    if not is_open_mpi():
+        pytest.skip("MPMD launches use Open MPI's ':' syntax")
+    out = str(tmp_path / "r.json")
+    base = ["run", "-q", "-o", out]
+    first = base + rank0 + ([] if any(a in ("memory", "cache") for a in rank0) else ["cache"])
+    second = base + rank1 + ([] if any(a in ("memory", "cache") for a in rank1) else ["cache"])
+    proc = mpmd(first, second)
+    assert proc.returncode != 0
+    ours = [ln for ln in proc.stderr.splitlines() if ln.startswith("hpcbench")]
+    assert ours == [next(ln for ln in ours if line in ln)], proc.stderr      # one line, from rank 0
+    assert not os.path.exists(out)                                           # nothing measured, nothing written
+
+
+def test_an_environment_that_differs_between_ranks_is_refused(tmp_path):
+    if not is_open_mpi():
+        pytest.skip("MPMD launches use Open MPI's ':' syntax")
+    env = dict(os.environ, PYTHONPATH=ROOT, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = [MPIEXEC, "-n", "1", "-x", "HPCBENCH_MPI_THREAD_LEVEL=single", sys.executable, "-m", "hpcbench", "run",
+           "cache", "-q", "-o", str(tmp_path / "r.json"), ":", "-n", "1", "-x", "HPCBENCH_MPI_THREAD_LEVEL=funneled",
+           sys.executable, "-m", "hpcbench", "run", "cache", "-q", "-o", str(tmp_path / "r.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode != 0
+    ours = [ln for ln in proc.stderr.splitlines() if ln.startswith("hpcbench")]
+    assert len(ours) == 1 and "MPI thread level funneled" in ours[0], proc.stderr
+
+
+def test_a_stalled_rank_is_a_warning_not_a_silent_hole(tmp_path):
+    """Rank 1 is stopped (SIGSTOP) three times for a second while `run comm`
+    measures: the record says a sample took about a second and kept it."""
+    if not is_open_mpi():
+        pytest.skip("the launch below uses Open MPI's options")
+    import signal
+    import time
+    out = str(tmp_path / "stall.json")
+    env = dict(os.environ, PYTHONPATH=ROOT, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.Popen([MPIEXEC, "-n", "2", sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", out,
+                             "--comm-max", "64KiB", "--comm-cap", "0.5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        ranks = []
+        for _ in range(100):
+            ranks = [int(p) for p in subprocess.run(["pgrep", "-f", "--", f"-o {out}"], capture_output=True,
+                                                   text=True).stdout.split() if int(p) != proc.pid]
+            ranks = [p for p in ranks if open(f"/proc/{p}/cmdline", "rb").read().startswith(sys.executable.encode())]
+            if len(ranks) == 2:
+                break
+            time.sleep(0.1)
+        victim = max(ranks)
+        for pause in (2.0, 1.5, 1.5):
+            time.sleep(pause)
+            os.kill(victim, signal.SIGSTOP)
+            time.sleep(1.0)
+            os.kill(victim, signal.SIGCONT)
+        stdout, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    warnings = json.load(open(out))["benchmarks"][0]["warnings"]
+    stalls = [w for w in warnings if "a sample took" in w and "stalled rank" in w]
+    assert stalls, warnings

@@ -42,8 +42,10 @@ def test_every_benchmark_declares_itself(bench):
     for name, spec in bench.flags().items():
         assert spec.flag.startswith(PREFIXES[bench.name]) or spec.flag == f"--no-{PREFIXES[bench.name][2:]}", name
         assert spec.help and bench.flag_of(name) == spec.flag
-    for method in ("check", "run", "summary", "plot"):    # each implements the protocol itself
+    for method in ("run", "summary", "plot"):    # each implements the protocol itself
         assert getattr(type(bench), method) is not getattr(hpcbench.Benchmark, method), method
+    # `check` is the protocol's own (documented ranges, then `resolve`): no benchmark may bypass the ranges
+    assert type(bench).check is hpcbench.Benchmark.check
 
 
 def test_flags_are_unique_across_options_types():

@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 
 from .._format import format_size
+from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._analysis import CacheLevel, estimate_levels, gradient
@@ -98,6 +99,8 @@ class CacheBenchmark(Benchmark):
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
         unstable = unstable_sizes(sweep.samples_cycles)
         compared = compare_with_hwloc(levels, hw)
+        # A pass a size did not have is NaN: each size's set is its measured timings.
+        outliers = find_outliers(sweep.samples_ns)
         params = dict(sweep.parameters)
         probe = params.pop("order_probe")
         return CacheRecord(
@@ -110,8 +113,9 @@ class CacheBenchmark(Benchmark):
                                  gradient=gradient(sweep.cycles).tolist(), levels=compared,
                                  hwloc_levels=[HwlocLevel(level=c.level, size=c.size, kind=c.kind,
                                                           associativity=c.associativity) for c in hw],
-                                 unstable_sizes=unstable),
-            units=UNITS, warnings=_warnings(sweep, levels, compared, hw, unstable))
+                                 unstable_sizes=unstable, outliers=outliers),
+            units=UNITS, warnings=_warnings(sweep, levels, compared, hw, unstable) +
+            [w for w in [outliers.warning("cache sweep", unit="ns")] if w])
 
     def summary(self, record: CacheRecord) -> list:
         p, levels, hwloc = record.parameters, record.derived.levels, record.derived.hwloc_levels

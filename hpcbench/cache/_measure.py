@@ -109,6 +109,10 @@ def check_parameters(min_size: int, max_size: int, stride: int, passes: int, sam
         raise OptionError("max_size", f"must fit in {SAFE_MEMORY_SHARE:.0%} of available memory "
                                       f"({format_size(limit)}), got {format_size(max_size)}")
     kernel_rules("max_size", max_size)
+    count = sweep_sizes(min_size, max_size, stride).size
+    if count < 3:
+        raise OptionError("max_size", f"must leave at least 3 sizes in the sweep from {min_size} bytes, "
+                                      f"got {max_size} ({count} sizes)")
     return int(min_size), int(max_size), int(stride)
 
 
@@ -198,9 +202,6 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
         pu = _core.thread_binding()[0]
     check_pu(pu, topology)
     sizes = sweep_sizes(min_size, max_size, stride)
-    if sizes.size < 3:
-        raise OptionError("max_size", f"must leave at least 3 sizes in the sweep from {min_size} bytes, "
-                                      f"got {max_size} ({sizes.size} sizes)")
 
     with bound_to(pu):
         probe = None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._record import Count, Mapping, One, Pair, Positive, Record, require, required
+from .._outliers import Outliers
+from .._record import Count, Mapping, One, optional, Pair, Positive, Record, require, required
 from ..topology import PlanRecord
 
 #: raw samples: nested lists of numbers with None where a pass did not run
@@ -88,6 +89,7 @@ class CacheDerived(Mapping):
     levels: list[MeasuredLevel]
     hwloc_levels: list[HwlocLevel]
     unstable_sizes: list[int]
+    outliers: Outliers | None = optional()   #: timings far slower than their size's median (kept)
 
 
 @dataclass(kw_only=True)

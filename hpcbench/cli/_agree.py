@@ -55,7 +55,7 @@ def _difference(first: tuple, other: tuple, rank: int) -> str:
     for key in sorted(set(a) | set(b)):
         if a.get(key) != b.get(key):
             return f"rank {rank} has {_spelling(key)} {_value(b.get(key))}, rank 0 has {_value(a.get(key))}"
-    return f"rank {rank} asked for MPI thread level {other[1]}, rank 0 for {first[1]}"
+    return f"rank {rank} asked for MPI thread level {', '.join(other[1])}, rank 0 for {', '.join(first[1])}"
 
 
 def _spelling(dest: str) -> str:

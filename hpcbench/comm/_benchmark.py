@@ -13,6 +13,7 @@ import numpy as np
 from .._errors import OptionError, Skipped
 from .._format import format_size
 from .._memory import safe_memory_limit
+from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from .._record import to_plain
 from ..topology import Topology
@@ -41,7 +42,7 @@ def sweep_fit(sweep) -> SweepFit:
     """The summary, regional and Hockney fits and bandwidth thresholds of a sweep."""
     sizes, median = sweep.sizes, np.maximum(sweep.median, 1e-12)
     fit = SweepFit(summary=sweep.summary(), regions=[r.to_record() for r in regional_fit(sizes, median)],
-                   hockney=hockney_fit(sizes, median).to_record())
+                   hockney=hockney_fit(sizes, median).to_record(), outliers=find_outliers(sweep.samples))
     if np.count_nonzero(sizes) >= 2:
         thresholds = bandwidth_thresholds(sizes, median)
         fit.peak_bandwidth, fit.n_half, fit.n_90 = thresholds["peak"], thresholds[0.5], thresholds[0.9]
@@ -97,6 +98,13 @@ def _hops(comm, common: dict) -> tuple:
         sizes, hops, times = (np.array(v, dtype=float) for v in zip(*((p.size, p.hops, p.median) for p in points)))
         derived.model = hop_fit(sizes, hops, np.maximum(times, 1e-12)).to_record()
     return raw, derived
+
+
+def _outlier_warnings(fits: dict, bar, layers: list) -> list:
+    """A stalled rank or a noisy machine, said once per kernel and layer."""
+    reports = [(name, fit.outliers) for name, fit in fits.items()] + [("barrier", find_outliers([bar.samples]))]
+    reports += [(f"layer '{layer.name}'", find_outliers(layer.sweep.samples)) for layer in layers if layer.sweep]
+    return [w for name, report in reports if report and (w := report.warning(f"comm {name}"))]
 
 
 class CommBenchmark(Benchmark):
@@ -190,7 +198,8 @@ class CommBenchmark(Benchmark):
             derived=CommDerived(echo=fits["echo"], exchange=fits["exchange"], broadcast=fits["broadcast"],
                                 global_sum=fits["global_sum"],
                                 barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,
-                                                     p90=float(np.percentile(bar.samples, 90))),
+                                                     p90=float(np.percentile(bar.samples, 90)),
+                                                     outliers=find_outliers([bar.samples])),
                                 daxpy=_daxpy_fit(daxpy, ctx.topology),
                                 overlap=OverlapRecord(vector_lengths=grid.vector_lengths.tolist(),
                                                       sizes=grid.sizes.tolist(),
@@ -201,7 +210,7 @@ class CommBenchmark(Benchmark):
                                 placement=placement,
                                 mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
                                                 neighbours=[mesh.neighbours(r) for r in range(size)])),
-            units=UNITS, warnings=notes)
+            units=UNITS, warnings=notes + _outlier_warnings(fits, bar, layers))
 
     def summary(self, record: CommRecord) -> list:
         return comm_summary(record)

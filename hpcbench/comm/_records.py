@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from .._outliers import Outliers
 from .._record import NON_EMPTY, Count, Mapping, One, optional, Pair, Record, require, required
 
 #: raw samples (ns): nested lists of numbers
@@ -117,6 +118,7 @@ class SweepFit(Mapping):
     n_half: float | None = optional()
     n_90: float | None = optional()
     refined_sizes: list[int] | None = optional()
+    outliers: Outliers | None = optional()      #: samples far beyond their size's median (kept)
 
 
 @dataclass(kw_only=True)
@@ -126,6 +128,7 @@ class BarrierStats(Mapping):
     minimum: float
     median: float
     p90: float
+    outliers: Outliers | None = optional()
 
 
 @dataclass(kw_only=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from .._format import format_size, gigabytes_per_second, groups_text
+from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, check_pus, plan_pairs, require_two_pus, spread_order
 from ._analysis import analyze_memory_overhead, analyze_scalability, pair_bandwidth
@@ -64,6 +65,9 @@ class MemoryBenchmark(Benchmark):
             scalability.append(Scalability(group=name, cores=cores, points=analyze_scalability(runs)))
             raw_scal.append(ScalabilitySamples(group=name, cores=cores, bandwidth=runs))
 
+        per_copy = [*data["alone"].reshape(-1, o.repetitions), *data["together"].reshape(-1, o.repetitions)]
+        outliers = find_outliers(per_copy + [b for run in raw_scal for b in run.bandwidth], slower="lower")
+        noise = outliers.warning("memory", unit="bytes/s")
         return MemoryRecord(
             name=self.name,
             parameters=MemoryParameters(pair_mode=o.pairs, pus=plan.pus, sample=o.sample, seed=o.seed,
@@ -74,8 +78,8 @@ class MemoryBenchmark(Benchmark):
             derived=MemoryDerived(plan=plan.to_record(),
                                   pairs=[PairBandwidth(pair=list(p), reference=v[0], bandwidth=v[1], relative=v[2])
                                          for p, v in measured.items()],
-                                  overhead=overhead.to_record(), scalability=scalability),
-            units=UNITS, warnings=list(overhead.inconsistencies))
+                                  overhead=overhead.to_record(), scalability=scalability, outliers=outliers),
+            units=UNITS, warnings=list(overhead.inconsistencies) + ([noise] if noise else []))
 
     def summary(self, record: MemoryRecord) -> list:
         p, d = record.parameters, record.derived

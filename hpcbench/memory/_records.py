@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._record import Count, Mapping, One, Pair, Record, required
+from .._outliers import Outliers
+from .._record import Count, Mapping, One, optional, Pair, Record, required
 from ..topology import PlanRecord
 
 
@@ -100,6 +101,7 @@ class MemoryDerived(Mapping):
     pairs: list[PairBandwidth]
     overhead: OverheadRecord
     scalability: list[Scalability]
+    outliers: Outliers | None = optional()   #: copies far slower than their set's median (kept)
 
 
 @dataclass(kw_only=True)

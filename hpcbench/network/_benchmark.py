@@ -7,6 +7,7 @@ import numpy as np
 
 from .._errors import Skipped
 from .._format import format_size
+from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from .._record import Record
 from ..topology import Topology
@@ -67,8 +68,9 @@ class _NetworkBenchmark(Benchmark):
     def _record(self, parameters, derived, result, warnings=()) -> Record:
         """This benchmark's record: its parameters and derived values, the
         raw seconds of every step, the units."""
+        noise = derived.outliers.warning(self.name) if derived.outliers else None
         return self.record_type(name=self.name, parameters=parameters, raw=_samples(result.samples),
-                                derived=derived, units=UNITS, warnings=list(warnings))
+                                derived=derived, units=UNITS, warnings=list(warnings) + ([noise] if noise else []))
 
 
 class DistanceBenchmark(_NetworkBenchmark):
@@ -93,7 +95,8 @@ class DistanceBenchmark(_NetworkBenchmark):
         return self._record(parameters, DistanceDerived(nodes=result.nodes, size=result.size,
                                                         distances=result.distances,
                                                         bandwidth=_by_str(result.bandwidth),
-                                                        rat_dist=_by_str(result.rat_dist)), result)
+                                                        rat_dist=_by_str(result.rat_dist),
+                                                        outliers=find_outliers(result.samples.values())), result)
 
     def summary(self, record: DistanceRecord) -> list:
         d = record.derived
@@ -127,7 +130,8 @@ class NetworkAccessBenchmark(_NetworkBenchmark):
         derived = AccessDerived(total=result.total, size=result.size, per_node=result.per_node,
                                 nodes_used=_by_str(result.nodes_used), bandwidth=_by_str(result.bandwidth),
                                 rat_nc=_by_str(result.rat_nc), notes=result.notes,
-                                mapping_rule=mapping_rule(result.rat_nc))
+                                mapping_rule=mapping_rule(result.rat_nc),
+                                outliers=find_outliers(result.samples.values()))
         return self._record(parameters, derived, result, result.notes)
 
     def summary(self, record: AccessRecord) -> list:

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from .._record import AT_LEAST_ONE, Check, Mapping, One, Positive, Record, require, required
+from .._outliers import Outliers
+from .._record import AT_LEAST_ONE, Check, Mapping, One, optional, Positive, Record, require, required
 
 
 def _by_int(table: dict) -> dict:
@@ -57,6 +58,7 @@ class DistanceDerived(Mapping):
     distances: Steps
     bandwidth: dict[str, Positive]      #: distance -> bytes/s
     rat_dist: dict[str, Positive]       #: distance -> reference / bandwidth
+    outliers: Outliers | None = optional()   #: iterations far slower than their step's median (kept)
 
     def _validate(self, path: str) -> None:
         require(len(self.distances) <= self.nodes // 2, f"{path}.distances",
@@ -111,6 +113,7 @@ class AccessDerived(Mapping):
     rat_nc: dict[str, Positive]         #: processes per node -> reference / bandwidth
     notes: list[str]
     mapping_rule: MappingRule
+    outliers: Outliers | None = optional()
 
     def _validate(self, path: str) -> None:
         require(len(self.per_node) <= 1 << 16, f"{path}.per_node",
