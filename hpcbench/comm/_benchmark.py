@@ -63,7 +63,7 @@ def _daxpy_fit(daxpy, topology: Topology) -> DaxpyFit:
     rate = vector_rate(daxpy.lengths[keep], daxpy.median[keep])
     return DaxpyFit(lengths=daxpy.lengths.tolist(), median=daxpy.median.tolist(), flops=daxpy.flops.tolist(),
                     fit_lengths=daxpy.lengths[keep].tolist(), r_inf=rate.r_inf, n_half=rate.n_half,
-                    fit=rate.fit.to_record())
+                    fit=rate.fit.to_record(), outliers=find_outliers(daxpy.samples))
 
 
 def _contention(comm, echo: SweepFit, common: dict) -> tuple:
@@ -100,9 +100,10 @@ def _hops(comm, common: dict) -> tuple:
     return raw, derived
 
 
-def _outlier_warnings(fits: dict, bar, layers: list) -> list:
+def _outlier_warnings(fits: dict, bar, daxpy: DaxpyFit, overlap: OverlapRecord, layers: list) -> list:
     """A stalled rank or a noisy machine, said once per kernel and layer."""
     reports = [(name, fit.outliers) for name, fit in fits.items()] + [("barrier", find_outliers([bar.samples]))]
+    reports += [("DAXPY", daxpy.outliers), ("overlap", overlap.outliers)]
     reports += [(f"layer '{layer.name}'", find_outliers(layer.sweep.samples)) for layer in layers if layer.sweep]
     return [w for name, report in reports if report and (w := report.warning(f"comm {name}"))]
 
@@ -177,6 +178,12 @@ class CommBenchmark(Benchmark):
         placement, latencies, layers = measure_layers(comm, ctx.topology, probe, sizes, o.layer_tolerance,
                                                       progress=say)
         mesh = make_mesh(size)
+        daxpy_fit = _daxpy_fit(daxpy, ctx.topology)
+        overlap = OverlapRecord(vector_lengths=grid.vector_lengths.tolist(), sizes=grid.sizes.tolist(),
+                                median={m: t.tolist() for m, t in grid.times.items()}, saved=grid.saved.tolist(),
+                                overlap_percent=grid.overlap_percent.tolist(),
+                                outliers=find_outliers(cell for rows in grid.samples.values() for row in rows
+                                                       for cell in row))
         return CommRecord(
             name=self.name,
             parameters=CommParameters(ranks=size, max_size=o.max_size, rse_target=o.rse, cap_s=o.cap_s,
@@ -200,17 +207,12 @@ class CommBenchmark(Benchmark):
                                 barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,
                                                      p90=float(np.percentile(bar.samples, 90)),
                                                      outliers=find_outliers([bar.samples])),
-                                daxpy=_daxpy_fit(daxpy, ctx.topology),
-                                overlap=OverlapRecord(vector_lengths=grid.vector_lengths.tolist(),
-                                                      sizes=grid.sizes.tolist(),
-                                                      median={m: t.tolist() for m, t in grid.times.items()},
-                                                      saved=grid.saved.tolist(),
-                                                      overlap_percent=grid.overlap_percent.tolist()),
+                                daxpy=daxpy_fit, overlap=overlap,
                                 contention=contention, hops=hops, layers=[layer.to_record() for layer in layers],
                                 placement=placement,
                                 mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
                                                 neighbours=[mesh.neighbours(r) for r in range(size)])),
-            units=UNITS, warnings=notes + _outlier_warnings(fits, bar, layers))
+            units=UNITS, warnings=notes + _outlier_warnings(fits, bar, daxpy_fit, overlap, layers))
 
     def summary(self, record: CommRecord) -> list:
         return comm_summary(record)

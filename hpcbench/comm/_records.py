@@ -142,6 +142,7 @@ class DaxpyFit(Mapping):
     r_inf: float
     n_half: float
     fit: RegionRecord
+    outliers: Outliers | None = optional()      #: DAXPYs far slower than their length's median (kept)
 
 
 @dataclass(kw_only=True)
@@ -153,6 +154,7 @@ class OverlapRecord(Mapping):
     median: dict[str, list[list[float]]]
     saved: list[list[float]]
     overlap_percent: list[list[float | None]]
+    outliers: Outliers | None = optional()      #: samples far beyond their cell's median (kept)
 
 
 @dataclass(kw_only=True)
