@@ -1,77 +1,201 @@
-"""Figures for the cache benchmark (issue: foundation and cache levels).
+"""Figures for the cache benchmark (issue 12: numbers you can trust on real
+and virtual machines).
 
     python benchmarks/bench_cache.py [--runs 5] [--json out.json]
 
-Runs the default cache sweep `runs` times on this machine and prints:
-  * wall time of each sweep (target: at most 60 s on a 2-core machine);
-  * measured sizes per level against hwloc's (targets: L1 and L2 equal,
-    L3 within 15%) and whether the L1 and L2 answers change across runs;
-  * timer overhead per sample as a share of the shortest timed sample
-    (target: below 1%).
-Nothing here is asserted: the script reports what it measured.
+Runs, `runs` times, the default sweep (`python -m hpcbench run cache`) and,
+alternating which goes first, two peers on the same PU at the sizes the
+sweep reported each level at:
+  * a plain C random-line pointer chase (benchmarks/peers/chase_ref.c,
+    compiled here with the system's cc), with the page kind the sweep had;
+  * `likwid-bench -t load_avx` (and load_avx512 where the CPU has it), the
+    Debian package likwid, installed if missing and possible.
+Prints per run and over all runs:
+  * L1 and L2 against sysfs/hwloc (target: within 10 % in every run);
+  * levels beyond hwloc's that are not flagged (target: none in any run);
+  * the sweep's wall time (target: at most 60 s);
+  * each level's latency over the peer chase's (target: 0.9 to 1.1);
+  * each level's read bandwidth over likwid-bench load_avx's (target: at
+    least 0.9), and over load_avx512's for information.
+Nothing is asserted: the script reports what it measured.
 """
+from __future__ import annotations
+
 import argparse
 import json
+import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
-from hpcbench import _core
+import hpcbench
 from hpcbench._format import format_size
-from hpcbench.cache import estimate_levels, measure
-from hpcbench.topology import Topology
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def main():
+def ensure_likwid() -> bool:
+    if shutil.which("likwid-bench"):
+        return True
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("installing likwid (apt-get install likwid) ...", flush=True)
+        subprocess.run(["apt-get", "install", "-y", "-q", "likwid"], check=False, capture_output=True)
+    return shutil.which("likwid-bench") is not None
+
+
+def build_peer(folder: str) -> str:
+    exe = os.path.join(folder, "chase_ref")
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, "peers", "chase_ref.c")], check=True)
+    return exe
+
+
+def run_sweep(folder: str, run: int) -> tuple:
+    out = os.path.join(folder, f"sweep{run}.json")
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "hpcbench", "run", "cache", "-q", "-o", out],
+                          capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"hpcbench run cache failed: {proc.stderr.strip()}")
+    return hpcbench.load(out).get("cache"), wall
+
+
+def peer_latency(exe: str, pu: int, huge: bool, sizes: list) -> dict:
+    out = subprocess.run([exe, str(pu), "1" if huge else "0", *map(str, sizes)], capture_output=True, text=True,
+                         check=True).stdout
+    return {int(s): float(t) for s, t, _ in (line.split() for line in out.splitlines())}
+
+
+def likwid_load(kernel: str, size: int) -> float | None:
+    """likwid-bench's bytes/s for one thread on the first CPU of socket 0."""
+    proc = subprocess.run(["likwid-bench", "-t", kernel, "-w", f"S0:{size}B:1"], capture_output=True, text=True)
+    found = re.search(r"^MByte/s:\s+([0-9.]+)", proc.stdout, re.M)
+    return float(found.group(1)) * 1e6 if proc.returncode == 0 and found else None
+
+
+def latency_size(level) -> int:
+    """A size well inside the level's plateau: half its last size, at least its first."""
+    first, last = level.plateau
+    return int(max(first, last // 2)) // 64 * 64
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args()
-
-    topo = Topology.load()
-    pu = _core.thread_binding()[0]
-    hw = {c.level: c.size for c in topo.data_caches_of(pu)}
-    timer = _core.timer_calibrate(100)
+    have_likwid = ensure_likwid()
+    if not have_likwid:
+        print("likwid-bench is missing (Debian package likwid): bandwidth ratios are skipped", file=sys.stderr)
+    avx512 = hpcbench._core.load_supported(hpcbench._core.ISA_AVX512)
     runs = []
-    for r in range(args.runs):
-        t0 = time.monotonic()
-        sweep = measure(topology=topo, pu=pu, seed=1000 + r)
-        wall = time.monotonic() - t0
-        levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                                 refined=sweep.refined)
-        # Shortest timed sample: ns per access times accesses per sample.
-        sample_ns = np.nanmin(sweep.samples_ns, axis=(1, 2)) * sweep.accesses_per_sample
-        runs.append({"wall_s": wall, "order": sweep.parameters["order"],
-                     "levels": {lv.level: lv.size for lv in levels},
-                     "onsets": {lv.level: lv.onset for lv in levels},
-                     "shortest_sample_ns": float(sample_ns.min())})
-        got = ", ".join(f"L{k}={format_size(v)}" for k, v in runs[-1]["levels"].items())
-        print(f"run {r + 1}: {wall:5.1f} s, {sweep.parameters['order']} order, {got}", flush=True)
-
-    print()
-    print("hwloc: " + ", ".join(f"L{k}={format_size(v)}" for k, v in hw.items()))
-    worst_wall = max(r["wall_s"] for r in runs)
-    print(f"wall time per sweep: max {worst_wall:.1f} s (target <= 60 s): {'met' if worst_wall <= 60 else 'NOT met'}")
-    for level, size in hw.items():
-        got = [r["levels"].get(level) for r in runs]
-        diffs = [None if g is None else (g - size) / size for g in got]
-        shown = ", ".join("missing" if d is None else f"{100 * d:+.1f}%" for d in diffs)
-        stable = len(set(got)) == 1
-        target = "equal" if level <= 2 else "within 15%"
-        ok = all(d is not None and (d == 0 if level <= 2 else abs(d) <= 0.15) for d in diffs)
-        print(f"L{level}: vs hwloc {shown}; target {target}: {'met' if ok else 'NOT met'}; "
-              f"same answer in every run: {stable}")
-        onsets = [r["onsets"].get(level) for r in runs]
-        print("    misses begin after: " + ", ".join("-" if o is None else format_size(o) for o in onsets))
-    overhead = timer["overhead_ns"] / min(r["shortest_sample_ns"] for r in runs)
-    print(f"timer overhead {timer['overhead_ns']:.0f} ns / shortest sample "
-          f"{min(r['shortest_sample_ns'] for r in runs) / 1000:.1f} us = {100 * overhead:.3f}% (target < 1%): "
-          f"{'met' if overhead < 0.01 else 'NOT met'}")
+    with tempfile.TemporaryDirectory() as folder:
+        exe = build_peer(folder)
+        for r in range(args.runs):
+            peers_first = r % 2 == 1
+            if peers_first and runs:      # the peers at the sizes of the previous run, then the sweep
+                peer = measure_peers(exe, runs[-1]["record"], have_likwid, avx512)
+            record, wall = run_sweep(folder, r)
+            if not peers_first or not runs:
+                peer = measure_peers(exe, record, have_likwid, avx512)
+            runs.append({"record": record, "wall": wall, "peer": peer})
+            print_run(r, record, wall, peer)
+    summary = summarise(runs)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"hwloc": hw, "timer": timer, "runs": runs}, f, indent=1)
+            json.dump(summary, f, indent=1)
     return 0
+
+
+def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
+    levels = [lv for lv in record.derived.levels if lv.plateau]
+    huge = (record.derived.placement.huge_share or 0.0) >= 0.9 if record.derived.placement else False
+    sizes = sorted({latency_size(lv) for lv in levels})
+    chase = peer_latency(exe, record.parameters.pu, huge, sizes)
+    loads: dict = {}
+    for lv in levels:
+        if have_likwid and lv.bandwidth_size:
+            loads[lv.bandwidth_size] = {"load_avx": likwid_load("load_avx", lv.bandwidth_size),
+                                        "load_avx512": likwid_load("load_avx512", lv.bandwidth_size) if avx512
+                                        else None}
+    return {"chase": chase, "loads": loads}
+
+
+def print_run(r: int, record, wall: float, peer: dict) -> None:
+    print(f"run {r + 1}: sweep {wall:.1f} s, placement {record.derived.placement.kind}, loads {record.parameters.isa}")
+    for lv in record.derived.levels:
+        size = latency_size(lv)
+        chase = peer["chase"].get(size)
+        load = peer["loads"].get(lv.bandwidth_size, {})
+        lat = f"latency {lv.latency_cycles:.2f} vs chase {chase:.2f} ({lv.latency_cycles / chase:.2f})" \
+            if chase and lv.latency_cycles else "latency -"
+        bw = "-"
+        if lv.bandwidth and load.get("load_avx"):
+            bw = f"{lv.bandwidth / 1e9:.0f} GB/s vs load_avx {load['load_avx'] / 1e9:.0f} ({lv.bandwidth / load['load_avx']:.2f})"
+            if load.get("load_avx512"):
+                bw += f", load_avx512 {load['load_avx512'] / 1e9:.0f} ({lv.bandwidth / load['load_avx512']:.2f})"
+        diff = "" if lv.relative_difference is None else f" ({100 * lv.relative_difference:+.1f}% vs hwloc)"
+        print(f"  L{lv.level} {format_size(lv.size)} {lv.method}{diff} [{lv.status}] {lat} at {format_size(size)}; "
+              f"read {bw} at {format_size(lv.bandwidth_size) if lv.bandwidth_size else '-'}")
+
+
+def summarise(runs: list) -> dict:
+    print()
+    hw = {c.level: c.size for c in runs[0]["record"].derived.hwloc_levels}
+    print("hwloc: " + ", ".join(f"L{k} {format_size(v)}" for k, v in hw.items()))
+    out: dict = {"hwloc": hw, "runs": []}
+    ok_sizes = True
+    for level in (1, 2):
+        if level not in hw:
+            continue
+        got = [next((lv.size for lv in r["record"].derived.levels if lv.level == level and lv.status == "cache"),
+                    None) for r in runs]
+        diffs = [None if g is None else (g - hw[level]) / hw[level] for g in got]
+        met = all(d is not None and abs(d) <= 0.10 for d in diffs)
+        ok_sizes &= met
+        print(f"L{level} vs hwloc: " + ", ".join("missing" if d is None else f"{100 * d:+.1f}%" for d in diffs) +
+              f"; target within 10% in every run: {'met' if met else 'NOT met'}")
+    extra = [sum(1 for lv in r["record"].derived.levels if lv.status != "flagged" and lv.hwloc_size is None)
+             for r in runs]
+    print(f"unflagged levels beyond hwloc's, per run: {extra}; target none: {'met' if not any(extra) else 'NOT met'}")
+    walls = [r["wall"] for r in runs]
+    print(f"sweep wall time: {', '.join(f'{w:.1f}' for w in walls)} s; target at most 60 s: "
+          f"{'met' if max(walls) <= 60 else 'NOT met'}")
+    lat_ratios: dict = {}
+    bw_ratios: dict = {}
+    bw512: dict = {}
+    for r in runs:
+        for lv in r["record"].derived.levels:
+            if lv.status != "cache":
+                continue
+            chase = r["peer"]["chase"].get(latency_size(lv))
+            if chase and lv.latency_cycles:
+                lat_ratios.setdefault(lv.level, []).append(lv.latency_cycles / chase)
+            load = r["peer"]["loads"].get(lv.bandwidth_size, {})
+            if lv.bandwidth and load.get("load_avx"):
+                bw_ratios.setdefault(lv.level, []).append(lv.bandwidth / load["load_avx"])
+            if lv.bandwidth and load.get("load_avx512"):
+                bw512.setdefault(lv.level, []).append(lv.bandwidth / load["load_avx512"])
+    for level, ratios in sorted(lat_ratios.items()):
+        met = all(0.9 <= x <= 1.1 for x in ratios)
+        print(f"L{level} latency / C chase: {', '.join(f'{x:.2f}' for x in ratios)}; target 0.9..1.1: "
+              f"{'met' if met else 'NOT met'}")
+    for level, ratios in sorted(bw_ratios.items()):
+        met = all(x >= 0.9 for x in ratios)
+        extra512 = f"; / load_avx512: {', '.join(f'{x:.2f}' for x in bw512.get(level, []))}" if bw512.get(level) else ""
+        print(f"L{level} read bandwidth / likwid load_avx: {', '.join(f'{x:.2f}' for x in ratios)}; target >= 0.9: "
+              f"{'met' if met else 'NOT met'}{extra512}")
+    out.update(sizes_met=ok_sizes, extra_levels=extra, walls=walls,
+               latency_ratios={str(k): v for k, v in lat_ratios.items()},
+               bandwidth_ratios={str(k): v for k, v in bw_ratios.items()},
+               bandwidth_ratios_avx512={str(k): v for k, v in bw512.items()})
+    return out
 
 
 if __name__ == "__main__":

@@ -9,8 +9,6 @@
 #include "../runtime/phase.h"
 #include "../runtime/timer.h"
 
-static const char *const orders[] = {HPCB_ORDERS(HPCB_ENUM_NAME)};
-
 int hpcb_traverse_check(const struct hpcb_traverse_params *p, struct hpcb_why *why)
 {
     int rc;
@@ -24,7 +22,7 @@ int hpcb_traverse_check(const struct hpcb_traverse_params *p, struct hpcb_why *w
                             p->stride_bytes, p->array_bytes);
     size_t largest = (size_t)INT_MAX * sizeof(int);   /* offsets between slots are stored in ints */
     if ((rc = hpcb_why_range(why, "array_bytes", p->array_bytes, 0, largest, " bytes")) != HPCB_OK ||
-        (rc = hpcb_why_choice(why, "order", p->order, orders, HPCB_ORDER_COUNT)) != HPCB_OK)
+        (rc = hpcb_why_choice(why, "order", p->order, hpcb_order_names, HPCB_ORDER_COUNT)) != HPCB_OK)
         return rc;
     if (p->order == HPCB_ORDER_WINDOWED && (p->window_bytes == 0 || p->window_bytes % p->stride_bytes != 0))
         return hpcb_why_set(why, "window_bytes",
@@ -44,83 +42,22 @@ static size_t accesses_per_sample(const struct hpcb_traverse_params *p)
     return rounds * slots;
 }
 
-/* splitmix64: small, fast and good enough to shuffle slots. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Fisher-Yates on visit[first..last): a uniformly random order. */
-static void shuffle(size_t *visit, size_t first, size_t last, uint64_t *state)
-{
-    for (size_t s = last - 1; s > first; s--) {
-        size_t k = first + (size_t)(next_random(state) % (s - first + 1));
-        size_t tmp = visit[s];
-        visit[s] = visit[k];
-        visit[k] = tmp;
-    }
-}
-
-/* Write the cycle into the array. Slot 0 always starts it. window_slots is
- * the number of slots shuffled together (all of them for HPCB_ORDER_RANDOM). */
+/* Write the cycle into the array as int offsets: slot visit[s] points to
+ * visit[s + 1], the last back to slot 0. */
 static int link_slots(int *a, size_t slots, size_t stride_ints, int order, uint64_t seed,
                       size_t window_slots)
 {
-    if (order == HPCB_ORDER_SEQUENTIAL) {
-        for (size_t s = 0; s + 1 < slots; s++)
-            a[s * stride_ints] = (int)stride_ints;
-        a[(slots - 1) * stride_ints] = -(int)((slots - 1) * stride_ints);
-        return HPCB_OK;
-    }
     size_t *visit = malloc(slots * sizeof *visit);
     if (visit == NULL)
         return HPCB_ENOMEM;
-    for (size_t s = 0; s < slots; s++)
-        visit[s] = s;
-    /* Shuffle within each window, then the order of the windows; window 0
-     * stays first and keeps slot 0 at its start, so every traversal begins
-     * and ends at slot 0. For HPCB_ORDER_RANDOM the one window is everything. */
-    uint64_t state = seed;
-    if (order == HPCB_ORDER_RANDOM || window_slots > slots)
-        window_slots = slots;
-    size_t nwindows = (slots + window_slots - 1) / window_slots;
-    for (size_t first = 0; first < slots; first += window_slots) {
-        size_t last = first + window_slots < slots ? first + window_slots : slots;
-        shuffle(visit, first == 0 ? 1 : first, last, &state);
-    }
-    if (nwindows > 2) {
-        size_t *windows = malloc(nwindows * sizeof *windows);
-        size_t *ordered = malloc(slots * sizeof *ordered);
-        if (windows == NULL || ordered == NULL) {
-            free(windows);
-            free(ordered);
-            free(visit);
-            return HPCB_ENOMEM;
-        }
-        for (size_t w = 0; w < nwindows; w++)
-            windows[w] = w;
-        shuffle(windows, 1, nwindows, &state);
-        size_t n = 0;
-        for (size_t w = 0; w < nwindows; w++) {
-            size_t first = windows[w] * window_slots;
-            size_t last = first + window_slots < slots ? first + window_slots : slots;
-            for (size_t s = first; s < last; s++)
-                ordered[n++] = visit[s];
-        }
-        free(visit);
-        visit = ordered;
-        free(windows);
-    }
-    for (size_t s = 0; s < slots; s++) {
+    int rc = hpcb_cycle_order(visit, slots, order, seed, window_slots);
+    for (size_t s = 0; rc == HPCB_OK && s < slots; s++) {
         size_t from = visit[s] * stride_ints;
         size_t to = visit[(s + 1) % slots] * stride_ints;
         a[from] = (int)((ptrdiff_t)to - (ptrdiff_t)from);
     }
     free(visit);
-    return HPCB_OK;
+    return rc;
 }
 
 /* The timed loop: `steps` dependent loads starting at slot 0. */

@@ -19,13 +19,7 @@
 #include "../runtime/hpcb.h"
 #include "../runtime/team.h"
 #include "../runtime/why.h"
-
-/* Visiting orders: ORDER_SEQUENTIAL (0) slot 0, 1, 2, ..., Servet's
- * constant stride; ORDER_RANDOM (1) one random cycle through the same
- * slots; ORDER_WINDOWED (2) random within windows of window_bytes, the
- * windows in random order. */
-#define HPCB_ORDERS(X) X(ORDER_SEQUENTIAL) X(ORDER_RANDOM) X(ORDER_WINDOWED)
-enum hpcb_order { HPCB_ORDERS(HPCB_ENUMERATOR) HPCB_ORDER_COUNT };
+#include "cycle.h"
 
 struct hpcb_traverse_params {
     struct hpcb_team_params team; /* pus NULL: the calling thread, unpinned; else one member per PU */

@@ -9,6 +9,7 @@
 
 int glue_topology_exec(PyObject *module);   /* topology.c */
 int glue_node_exec(PyObject *module);       /* node_kernels.c */
+int glue_cache_exec(PyObject *module);      /* cache_kernels.c */
 int glue_comm_exec(PyObject *module);       /* comm_kernels.c */
 int glue_multibsp_exec(PyObject *module);   /* multibsp_kernels.c */
 

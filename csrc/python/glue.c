@@ -167,6 +167,40 @@ void glue_call_free(struct glue_call *call)
 {
     free(call->pus);
     call->pus = NULL;
+    free(call->sizes);
+    call->sizes = NULL;
+}
+
+int glue_sizes(PyObject *module, struct glue_call *call, PyObject *seq, const size_t **sizes, size_t *n)
+{
+    PyObject *fast = PySequence_Fast(seq, "sizes must be a sequence of sizes in bytes");
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+    size_t *list = malloc((size_t)(count > 0 ? count : 1) * sizeof *list);
+    if (list == NULL)
+        PyErr_NoMemory();
+    for (Py_ssize_t i = 0; list != NULL && i < count; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v < 0) {
+            if (!PyErr_Occurred()) {
+                char rule[96];
+                snprintf(rule, sizeof rule, "must not be negative, got %lld at index %zd", v, i);
+                raise_parameter_error(module, "sizes", rule);
+            }
+            free(list);
+            list = NULL;
+        } else {
+            list[i] = (size_t)v;
+        }
+    }
+    Py_DECREF(fast);
+    if (list == NULL)
+        return -1;
+    free(call->sizes);
+    *sizes = call->sizes = list;
+    *n = (size_t)count;
+    return 0;
 }
 
 /* The kernel of `c`; runs without the GIL, so no Python here. */
@@ -174,6 +208,8 @@ static int run_kernel(struct glue_call *c)
 {
     switch (c->kernel) {
     case GLUE_TRAVERSE: return hpcb_traverse_run(&c->p.traverse, &c->out.traverse);
+    case GLUE_CHASE: return hpcb_chase_run(&c->p.chase, &c->out.chase);
+    case GLUE_LOAD: return hpcb_load_run(&c->p.load, &c->out.load);
     case GLUE_COPY: return hpcb_copy_run(&c->p.copy, &c->out.copy);
     case GLUE_DAXPY: return hpcb_daxpy_run(&c->p.daxpy, &c->out.daxpy);
     case GLUE_BARRIER: return hpcb_barrier_run(&c->p.barrier, &c->out.barrier);

@@ -20,10 +20,12 @@
 #include <numpy/arrayobject.h>
 
 #include "../kernels/barrier.h"
+#include "../kernels/chase.h"
 #include "../kernels/collective.h"
 #include "../kernels/contention.h"
 #include "../kernels/copy.h"
 #include "../kernels/daxpy.h"
+#include "../kernels/load.h"
 #include "../kernels/multibsp.h"
 #include "../kernels/overlap.h"
 #include "../kernels/p2p.h"
@@ -94,7 +96,7 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n);
  * header above), so that one function, glue_run, does what every kernel
  * function does after parsing. */
 enum glue_kernel {
-    GLUE_TRAVERSE, GLUE_COPY, GLUE_DAXPY,
+    GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
     GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
     GLUE_HCOMM, GLUE_INNER_PRODUCT
 };
@@ -104,6 +106,8 @@ struct glue_call {
     const char *what;          /* the Python function, for messages */
     union {
         struct hpcb_traverse_params traverse;
+        struct hpcb_chase_params chase;
+        struct hpcb_load_params load;
         struct hpcb_copy_params copy;
         struct hpcb_daxpy_params daxpy;
         struct hpcb_barrier_params barrier;
@@ -117,6 +121,8 @@ struct glue_call {
     } p;
     union {
         struct hpcb_traverse_out traverse;
+        struct hpcb_chase_out chase;
+        struct hpcb_load_out load;
         struct hpcb_copy_out copy;
         struct hpcb_daxpy_out daxpy;
         struct hpcb_barrier_out barrier;
@@ -130,6 +136,7 @@ struct glue_call {
     } out;
     struct hpcb_why why;       /* the check's words */
     unsigned *pus;             /* the PU list glue_pus made for the team, if any */
+    size_t *sizes;             /* the size list glue_sizes made, if any */
 };
 
 /* A sample array a kernel fills: where its data pointer goes (a field of
@@ -151,6 +158,12 @@ unsigned *glue_pu_list(PyObject *module, PyObject *seq, size_t *count);
  * frees it, or glue_call_free if the call never runs. 0 or -1. */
 int glue_pus(PyObject *module, struct glue_call *call, PyObject *seq, struct hpcb_team_params *team);
 void glue_call_free(struct glue_call *call);
+
+/* A sequence of sizes (bytes) as a list the call owns (freed with it), for
+ * a params struct's `sizes` and `nsizes`; any length passes, the C check
+ * judges it. -1 with TypeError for a non-sequence or non-integers,
+ * ParameterError ("sizes") for a negative one. */
+int glue_sizes(PyObject *module, struct glue_call *call, PyObject *seq, const size_t **sizes, size_t *n);
 
 /* What every kernel function does once it has filled call->p and run the
  * kernel's check (check_status, its words in call->why): raise

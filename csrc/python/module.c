@@ -82,7 +82,7 @@ static PyMethodDef core_methods[] = {
 /* Every C enum a Python caller passes, from the enum's own list (hpcb.h). */
 static const struct glue_constant constants[] = {
     HPCB_ORDERS(GLUE_CONSTANT) HPCB_PAGE_MODES(GLUE_CONSTANT) HPCB_OVERLAP_MODES(GLUE_CONSTANT)
-    HPCB_ROLES(GLUE_CONSTANT) HPCB_TOPO_SOURCES(GLUE_CONSTANT)
+    HPCB_ROLES(GLUE_CONSTANT) HPCB_TOPO_SOURCES(GLUE_CONSTANT) HPCB_ISAS(GLUE_CONSTANT)
 };
 
 static int core_exec(PyObject *module)
@@ -96,7 +96,7 @@ static int core_exec(PyObject *module)
     if (_import_array() < 0)   /* NumPy's C API, for every glue file (glue.h) */
         return -1;
     if (glue_state_exec(module) != 0 || glue_add_constants(module, constants, sizeof constants / sizeof *constants) ||
-        glue_topology_exec(module) != 0 || glue_node_exec(module) != 0 || glue_comm_exec(module) != 0 ||
+        glue_topology_exec(module) != 0 || glue_node_exec(module) != 0 || glue_cache_exec(module) != 0 || glue_comm_exec(module) != 0 ||
         glue_multibsp_exec(module) != 0)
         return -1;
     return 0;

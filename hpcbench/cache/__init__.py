@@ -8,11 +8,14 @@ can be tested and re-run without hardware. The shared-cache analysis
 SHARED_BENCHMARK are the suite's `cache` and `shared-caches`.
 """
 from .._protocol import Benchmark
-from ._analysis import CacheLevel, estimate_levels, find_rises, gradient, monotone_fit, refinement_sizes
+from ._analysis import CacheLevel, MemoryPlateau, estimate_levels, memory_plateau, plateau_value
+from ._grid import refinement_sizes, sweep_sizes
+from ._placement import Placement, virtual_machine
+from ._rises import find_rises, gradient, monotone_fit
 from ._benchmark import CacheBenchmark
 from ._measure import CacheSweep, measure
 from ._options import CacheOptions, SharedOptions
-from ._plot import cache_figure, plot_gradient, plot_latency, plot_sharing, plot_spread, shared_figure
+from ._plot import cache_figure, plot_bandwidth, plot_gradient, plot_latency, plot_sharing, plot_spread, shared_figure
 from ._probabilistic import ProbabilisticFit, binomial_tail, estimate_size
 from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, MeasuredLevel, SharedCachesRecord,
                        SharedDerived, SharedLevelRecord, SharedParameters, SharedRaw)
@@ -25,10 +28,12 @@ BENCHMARK: Benchmark = CacheBenchmark()
 SHARED_BENCHMARK: Benchmark = SharedCachesBenchmark()
 
 __all__ = ["BENCHMARK", "PAPER_THRESHOLD", "SHARED_BENCHMARK", "CacheBenchmark", "CacheDerived", "CacheLevel",
-           "CacheOptions", "CacheParameters", "CacheRaw", "CacheRecord", "CacheSweep", "MeasuredLevel",
+           "CacheOptions", "CacheParameters", "CacheRaw", "CacheRecord", "CacheSweep", "MeasuredLevel", "MemoryPlateau",
+           "Placement",
            "ProbabilisticFit", "SharedCachesBenchmark", "SharedCachesRecord", "SharedDerived",
            "SharedLevelRecord", "SharedOptions", "SharedParameters", "SharedRaw", "analyze_shared_caches",
            "binomial_tail", "cache_figure", "choose_corun_size", "co_run_ratio", "decision_threshold",
-           "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs",
-           "monotone_fit", "plot_gradient", "plot_latency", "plot_sharing", "plot_spread", "refinement_sizes",
-           "shared_figure"]
+           "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs", "memory_plateau",
+           "plateau_value",
+           "monotone_fit", "plot_bandwidth", "plot_gradient", "plot_latency", "plot_sharing", "plot_spread", "refinement_sizes",
+           "shared_figure", "sweep_sizes", "virtual_machine"]

@@ -1,4 +1,4 @@
-"""The `cache` benchmark of the suite: measure, analyse, compare with hwloc,
+"""The `cache` benchmark of the suite: measure, analyse, set beside hwloc,
 and build the record."""
 from __future__ import annotations
 
@@ -10,60 +10,125 @@ from .._format import format_size
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
-from ._analysis import CacheLevel, estimate_levels, gradient
-from ._measure import check_parameters, check_pu, default_max_size, measure
+from ._analysis import CacheLevel, estimate_levels, gradient, memory_plateau, plateau_value
+from ._compare import AGREEMENT, judge
+from ._measure import CacheSweep, check_parameters, check_pu, default_max_size, default_stride, measure
 from ._options import CacheOptions
+from ._placement import Placement, combined
 from ._plot import cache_figure
-from ._records import CacheDerived, CacheParameters, CacheRaw, CacheRecord, HwlocLevel, MeasuredLevel, OrderProbe
-
-#: A measured level "agrees" with hwloc within this relative difference.
-AGREEMENT = 0.15
+from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, HwlocLevel, MeasuredLevel, MemoryRecord,
+                       PlacementRecord)
 
 UNITS = {
     "sizes": "bytes", "cycles_per_access": "TSC ticks per access", "ns_per_access": "ns per access",
     "level.size": "bytes", "hwloc_size": "bytes", "relative_difference": "(measured - hwloc) / hwloc",
+    "latency_cycles": "TSC ticks per access", "latency_ns": "ns per access", "bandwidth": "bytes/s read",
 }
-
-
-def compare_with_hwloc(levels: list, hwloc_caches: list) -> list:
-    """MeasuredLevel records: each level with hwloc's size beside it."""
-    out = []
-    for lv in levels:
-        hw = next((c for c in hwloc_caches if c.level == lv.level), None)
-        diff = (lv.size - hw.size) / hw.size if hw and hw.size else None
-        out.append(MeasuredLevel(level=lv.level, size=lv.size, method=lv.method, range=list(lv.range),
-                                 ways=lv.ways, divergence=lv.divergence, onset=lv.onset,
-                                 hwloc_size=hw.size if hw else None, relative_difference=diff,
-                                 agrees=None if diff is None else abs(diff) <= AGREEMENT))
-    return out
 
 
 def unstable_sizes(samples, limit=0.10) -> list:
     """Sizes whose passes disagree: relative spread of pass medians above limit."""
-    per_pass = np.min(samples, axis=2)
-    med = np.nanmedian(per_pass, axis=1)
-    spread = (np.nanmax(per_pass, axis=1) - np.nanmin(per_pass, axis=1)) / med
-    return [int(i) for i in np.flatnonzero(spread > limit)]
+    finite = np.isfinite(samples)
+    # Per pass the fastest sample (a size timed once has NaN for the rest;
+    # a pass a size did not get is all NaN and left out).
+    per_pass = np.where(finite.any(axis=2), np.min(np.where(finite, samples, np.inf), axis=2), np.nan)
+    unstable = []
+    for i, row in enumerate(per_pass):
+        row = row[np.isfinite(row)]
+        if row.size >= 2 and (row.max() - row.min()) / np.median(row) > limit:
+            unstable.append(i)
+    return unstable
 
 
-def _warnings(sweep, levels: list[CacheLevel], compared: list, hwloc_caches: list, unstable: list) -> list:
+def placement_record(p: Placement) -> PlacementRecord:
+    return PlacementRecord(**dataclasses.asdict(p))
+
+
+def bandwidth_at(sweep: CacheSweep, first: int, last: int) -> tuple[float | None, int | None]:
+    """(bytes/s, size) read inside a plateau: at the measured size nearest
+    (in log) to half its last size, or to its first, whichever is larger."""
+    sizes = sweep.bandwidth_sizes
+    inside = np.flatnonzero((sizes >= first) & (sizes <= last))
+    if not inside.size:
+        return None, None
+    target = np.log2(max(first, last / 2))
+    k = int(inside[np.argmin(np.abs(np.log2(sizes[inside]) - target))])
+    value = float(sweep.bandwidth[k])
+    return (value if np.isfinite(value) and value > 0 else None), int(sizes[k])
+
+
+def measured_levels(sweep: CacheSweep, levels: list[CacheLevel], hwloc_caches: list) -> tuple[list, list]:
+    """MeasuredLevel records (hwloc beside each, latency, bandwidth, status)
+    and the words for hwloc's caches that showed no step."""
+    verdicts, missing = judge([lv.size for lv in levels], hwloc_caches)
+    out = []
+    for lv, v in zip(levels, verdicts):
+        diff = (lv.size - v.hwloc_size) / v.hwloc_size if v.hwloc_size else None
+        first, last = lv.plateau
+        bandwidth, bandwidth_size = bandwidth_at(sweep, first, last)
+        out.append(MeasuredLevel(
+            level=v.number, size=lv.size, method=lv.method, range=list(lv.range), ways=lv.ways,
+            divergence=lv.divergence, onset=lv.onset, hwloc_size=v.hwloc_size, relative_difference=diff,
+            agrees=None if diff is None else abs(diff) <= AGREEMENT, why=lv.why, policy=lv.policy,
+            bracket=list(lv.bracket) or None, plateau=[first, last],
+            latency_cycles=plateau_value(sweep.sizes, sweep.cycles, first, last),
+            latency_ns=plateau_value(sweep.sizes, sweep.ns, first, last),
+            bandwidth=bandwidth, bandwidth_size=bandwidth_size, status=v.status, note=v.note))
+    return out, missing
+
+
+def memory_record(sweep: CacheSweep) -> MemoryRecord | None:
+    plateau = memory_plateau(sweep.sizes, sweep.cycles, sweep.refined)
+    if plateau is None:
+        return None
+    bandwidth = size = None
+    if sweep.bandwidth_sizes.size:
+        size = int(sweep.bandwidth_sizes[-1])
+        value = float(sweep.bandwidth[-1])
+        bandwidth = value if np.isfinite(value) and value > 0 else None
+    return MemoryRecord(from_size=plateau.first,
+                        latency_cycles=plateau_value(sweep.sizes, sweep.cycles, plateau.first, plateau.last),
+                        latency_ns=plateau_value(sweep.sizes, sweep.ns, plateau.first, plateau.last),
+                        bandwidth=bandwidth, bandwidth_size=size)
+
+
+def _warnings(sweep: CacheSweep, placement: Placement, compared: list, missing: list, unstable: list) -> list:
     warnings = []
-    if sweep.parameters["pages"] == "huge":
-        warnings.append("with 2 MiB pages the page-set model only describes caches whose way size (size / ways) "
-                        "exceeds 2 MiB; for the others read 'misses from'")
+    if placement.frames_known == 0 and not placement.virtual_machine:
+        warnings.append("the buffer's physical frames are hidden (pagemap needs CAP_SYS_ADMIN): placement "
+                        "judged from huge pages alone")
+    if sweep.parameters["pages"] == "huge" and (placement.huge_share or 0.0) < 0.9:
+        warnings.append("huge pages were asked for but back only "
+                        f"{100 * (placement.huge_share or 0.0):.0f}% of the buffer (system THP policy or "
+                        "fragmented memory)")
     if len(unstable) > 0.2 * sweep.sizes.size:
         warnings.append(f"{len(unstable)} of {sweep.sizes.size} sizes varied by more than 10% between passes: "
                         "the machine is busy; rerun on an idle node or raise --cache-passes")
     for rec in compared:
-        if rec.agrees is False:
-            warnings.append(f"L{rec.level}: measured {rec.size} bytes, hwloc reports {rec.hwloc_size}")
-    if len(levels) != len(hwloc_caches):
-        warnings.append(f"found {len(levels)} cache levels, hwloc reports {len(hwloc_caches)}")
-    return warnings
+        if rec.status == "flagged":
+            warnings.append(f"{'step' if rec.hwloc_size is None else f'L{rec.level}'} at "
+                            f"{format_size(rec.size)}: {rec.note}")
+        elif rec.agrees is False:
+            warnings.append(f"L{rec.level}: measured {format_size(rec.size)}, hwloc reports "
+                            f"{format_size(rec.hwloc_size)}")
+    return warnings + missing
 
 
 def _level_row(lv: MeasuredLevel) -> str:
-    """One row of the summary's table: measured size and method, onset, hwloc, difference, flag."""
+    """One row of the summary's table."""
+    flagged = lv.status == "flagged"
+    name = "step" if flagged and lv.hwloc_size is None else f"L{lv.level}"
+    latency = "-" if lv.latency_cycles is None else f"{lv.latency_cycles:.1f} / {lv.latency_ns or 0:.1f}"
+    bandwidth = "-" if lv.bandwidth is None else f"{lv.bandwidth / 1e9:.0f}"
+    cells = [f"{name:<6}", f"{format_size(lv.size):>12}", f"{lv.method:>15}", f"{latency:>15}",
+             f"{bandwidth:>8}", f"{format_size(lv.hwloc_size) if lv.hwloc_size else '-':>12}",
+             f"{'-' if lv.relative_difference is None else f'{100 * lv.relative_difference:+.1f}%':>9}",
+             f"  {'flagged' if flagged else 'DISAGREES' if lv.agrees is False else ''}"]
+    return "  " + "".join(cells)
+
+
+def _old_level_row(lv: MeasuredLevel) -> str:
+    """A row for a record of an earlier version (no latency, bandwidth or status)."""
     cells = [f"L{lv.level:<5}", f"{format_size(lv.size):>12}", f"{lv.method:>15}",
              f"{format_size(lv.onset) if lv.onset else '-':>13}",
              f"{format_size(lv.hwloc_size) if lv.hwloc_size else '-':>12}",
@@ -73,11 +138,11 @@ def _level_row(lv: MeasuredLevel) -> str:
 
 
 class CacheBenchmark(Benchmark):
-    """cache levels and sizes from array traversals (Servet III-A)
+    """cache levels: size, latency and read bandwidth of each (Servet III-A)
 
-    One pinned thread chases dependent loads through arrays of growing size;
-    the steps of the time per access are the cache levels (docs/cache.md),
-    set beside hwloc's sizes."""
+    One pinned thread chases pointers through growing prefixes of one
+    buffer, then streams loads over them; the steps of the time per access
+    are the cache levels (docs/cache.md), set beside hwloc's sizes."""
 
     name = "cache"
     scope = "node"
@@ -85,46 +150,73 @@ class CacheBenchmark(Benchmark):
     record_type = CacheRecord
 
     def resolve(self, options: CacheOptions, topology: Topology, job: Job) -> CacheOptions:
-        max_size = default_max_size(topology) if options.max_size is None else options.max_size
-        check_parameters(options.min_size, max_size, options.stride, options.passes, options.samples,
-                         options.order, options.pages, options.min_accesses, options.window)
         if options.pu is not None:
             check_pu(options.pu, topology)
-        return dataclasses.replace(options, max_size=max_size)
+        max_size = default_max_size(topology) if options.max_size is None else options.max_size
+        stride = default_stride(topology, options.pu) if options.stride is None else options.stride
+        check_parameters(options.min_size, max_size, stride, options.passes, options.samples,
+                         options.order, options.pages, options.min_accesses, options.window, options.grid,
+                         options.isa)
+        return dataclasses.replace(options, max_size=max_size, stride=stride)
 
     def run(self, ctx: Context) -> CacheRecord:
         sweep = measure(**dataclasses.asdict(ctx.options), topology=ctx.topology, progress=ctx.progress)
+        placement = combined(sweep.placements)
         levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                                 refined=sweep.refined)
+                                 refined=sweep.refined, placement=placement.kind)
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
         unstable = unstable_sizes(sweep.samples_cycles)
-        compared = compare_with_hwloc(levels, hw)
+        compared, missing = measured_levels(sweep, levels, hw)
         # A pass a size did not have is NaN: each size's set is its measured timings.
         outliers = find_outliers(sweep.samples_ns)
-        params = dict(sweep.parameters)
-        probe = params.pop("order_probe")
+        flags = [f"{'step' if lv.hwloc_size is None else f'L{lv.level}'} at {format_size(lv.size)}: {lv.note}"
+                 for lv in compared if lv.status == "flagged"]
         return CacheRecord(
             name=self.name,
-            parameters=CacheParameters(**params, order_probe=OrderProbe(**probe) if probe else None),
+            parameters=CacheParameters(**sweep.parameters),
             raw=CacheRaw(sizes=sweep.sizes.tolist(), refined=sweep.refined.tolist(),
                          accesses_per_sample=sweep.accesses_per_sample.tolist(),
-                         cycles_per_access=sweep.samples_cycles, ns_per_access=sweep.samples_ns),
+                         cycles_per_access=sweep.samples_cycles, ns_per_access=sweep.samples_ns,
+                         placements=[placement_record(p) for p in sweep.placements],
+                         bandwidth_sizes=sweep.bandwidth_sizes.tolist() or None,
+                         bandwidth=sweep.bandwidth_samples if sweep.bandwidth_sizes.size else None),
             derived=CacheDerived(cycles_per_access=sweep.cycles.tolist(), ns_per_access=sweep.ns.tolist(),
                                  gradient=gradient(sweep.cycles).tolist(), levels=compared,
                                  hwloc_levels=[HwlocLevel(level=c.level, size=c.size, kind=c.kind,
                                                           associativity=c.associativity) for c in hw],
-                                 unstable_sizes=unstable, outliers=outliers),
-            units=UNITS, warnings=_warnings(sweep, levels, compared, hw, unstable) +
+                                 unstable_sizes=unstable, outliers=outliers, placement=placement_record(placement),
+                                 memory=memory_record(sweep),
+                                 bandwidth_sizes=sweep.bandwidth_sizes.tolist() or None,
+                                 bandwidth=sweep.bandwidth.tolist() or None, flags=flags + missing),
+            units=UNITS, warnings=_warnings(sweep, placement, compared, missing, unstable) +
             [w for w in [outliers.warning("cache sweep", unit="ns")] if w])
 
     def summary(self, record: CacheRecord) -> list:
-        p, levels, hwloc = record.parameters, record.derived.levels, record.derived.hwloc_levels
+        p, d = record.parameters, record.derived
+        levels, hwloc = d.levels, d.hwloc_levels
+        if all(lv.status is None for lv in levels):        # a record of an earlier version
+            lines = [f"cache levels on {record.node or '?'} (PU {p.pu}, {p.order} order, {p.pages} pages, "
+                     f"stride {format_size(p.stride)})",
+                     f"  {'level':<6}{'measured':>12}{'method':>15}{'misses from':>13}{'hwloc':>12}{'diff':>9}  flag"]
+            lines += [_old_level_row(lv) for lv in levels]
+            if len(levels) != len(hwloc):
+                lines.append(f"  note: {len(levels)} levels measured, hwloc reports {len(hwloc)}")
+            return lines
+        placement = d.placement.kind if d.placement else "?"
         lines = [f"cache levels on {record.node or '?'} (PU {p.pu}, {p.order} order, {p.pages} pages, "
-                 f"stride {format_size(p.stride)})",
-                 f"  {'level':<6}{'measured':>12}{'method':>15}{'misses from':>13}{'hwloc':>12}{'diff':>9}  flag"]
+                 f"stride {format_size(p.stride)}, placement {placement}, loads {p.isa or '-'})",
+                 f"  {'level':<6}{'measured':>12}{'method':>15}{'latency cyc/ns':>15}{'GB/s':>8}{'hwloc':>12}"
+                 f"{'diff':>9}  flag"]
         lines += [_level_row(lv) for lv in levels]
-        if len(levels) != len(hwloc):
-            lines.append(f"  note: {len(levels)} levels measured, hwloc reports {len(hwloc)}")
+        m = d.memory
+        if m is not None:
+            latency = "-" if m.latency_cycles is None else f"{m.latency_cycles:.1f} / {m.latency_ns or 0:.1f}"
+            bandwidth = "-" if m.bandwidth is None else f"{m.bandwidth / 1e9:.0f}"
+            lines.append(f"  {'memory':<6}{'from ' + format_size(m.from_size):>12}{'':>15}{latency:>15}"
+                         f"{bandwidth:>8}")
+        else:
+            lines.append("  memory: not reached (the curve still rises at the largest size; raise --cache-max)")
+        lines += [f"  flagged: {flag}" for flag in d.flags or []]
         return lines
 
     def plot(self, record: CacheRecord):

@@ -1,19 +1,20 @@
-"""Run the mcalibrator sweep on this machine (Servet 2010, Fig. 1).
+"""Run the cache sweep on this machine: latency by pointer chasing and read
+bandwidth by streaming loads, over prefixes of one buffer per pass.
 
-The timed loops are in C (hpcbench._core.traverse); this module chooses the
-sizes, binds the thread, repeats, and keeps every raw sample.
+The timed loops are in C (hpcbench._core.chase_sweep and load_sweep); this
+module chooses the sizes, binds the thread, repeats, and keeps every raw
+sample and what each buffer's placement was.
 
-Repetition design: the whole list of sizes is swept `passes` times, each
-pass allocating every array anew. A noisy burst from another tenant then
-touches one pass of a few sizes instead of a contiguous stretch of the curve,
-and each pass draws a new virtual-to-physical page placement, so the value
-per size estimates the expected miss rate that the probabilistic model
-predicts. Within a pass the sizes are visited in a new random order.
-Interference from other work only ever adds time, so per pass
-(one placement) the minimum of `samples` timings is kept; across passes,
-whose placements differ, the 20%-trimmed mean. Sizes added by refinement are
-measured in new passes together with the first sweep's sizes of the same
-rise, so that neighbouring points share the same conditions.
+Repetition design: the list of sizes is swept `passes` times, each pass with
+a new buffer (so a new physical placement) and the sizes in a new random
+order. A burst from another tenant then touches one pass of a few sizes
+instead of a contiguous stretch of the curve; and where the placement is
+random, averaging passes estimates the expected miss rate that the page-set
+model predicts. Interference only ever adds time, so per pass the minimum of
+`samples` timings is kept; across passes, the 20%-trimmed mean (bandwidth:
+the best sample per pass, the median across passes). Sizes added by
+refinement are measured in new passes together with the first sweep's sizes
+of the same rise, so that neighbouring points share the same conditions.
 """
 from __future__ import annotations
 
@@ -27,18 +28,26 @@ from scipy.stats import trim_mean
 from .. import _core, _validate
 from .._errors import OptionError
 from .._format import format_size
-from .._protocol import check_ranges
 from .._memory import SAFE_MEMORY_SHARE, page_mode, safe_memory_limit
+from .._protocol import check_ranges
 from ..topology import Topology, bound_to
-from ._analysis import refinement_sizes
+from ._grid import refinement_sizes, sweep_sizes
 from ._options import CacheOptions
+from ._placement import Placement, classify, virtual_machine
 
 ORDERS = {"sequential": _core.ORDER_SEQUENTIAL, "random": _core.ORDER_RANDOM, "windowed": _core.ORDER_WINDOWED}
+ISAS = {"auto": _core.ISA_AUTO, "scalar": _core.ISA_SCALAR, "sse2": _core.ISA_SSE2, "avx2": _core.ISA_AVX2,
+        "avx512": _core.ISA_AVX512}
+ISA_NAMES = {v: k for k, v in ISAS.items()}
 _D = CacheOptions()
-#: "auto" order picks windowed when the sequential traversal of the largest
-#: array is faster than this fraction of the random one: a prefetcher follows
-#: the constant stride and the curve would show no memory level.
-PREFETCH_RATIO = 0.5
+#: Bytes read per bandwidth sample, at least: tens of microseconds even in L1.
+LOAD_MIN_BYTES = 32 << 20
+#: Load sizes are whole 64-byte blocks (the C kernel's rule).
+LOAD_BLOCK = 64
+#: Refinement measures at most this share of the base sweep's bytes again
+#: (each size costs a few traversals of itself per pass): it bounds the time
+#: a noisy memory plateau, whose wobbles look like rises, could cost.
+REFINEMENT_BUDGET = 0.5
 
 
 @dataclass
@@ -52,6 +61,10 @@ class CacheSweep:
     samples_cycles: np.ndarray   #: raw, shape (sizes, passes, samples); NaN = pass not run
     samples_ns: np.ndarray       #: raw, same shape
     accesses_per_sample: np.ndarray
+    placements: list = field(default_factory=list)        #: one Placement per chase buffer
+    bandwidth_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    bandwidth_samples: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))  #: bytes/s (sizes, passes, samples)
+    bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))                  #: bytes/s per size
     parameters: dict = field(default_factory=dict)
 
     def __iter__(self):
@@ -67,39 +80,42 @@ def default_max_size(topology: Topology) -> int:
     return min(target, max(safe_memory_limit() // (1 << 20), 4) * (1 << 20))
 
 
-def sweep_sizes(min_size: int, max_size: int, stride: int) -> np.ndarray:
-    """The paper's grid: doubling from min_size up to 2 MiB, then 1 MiB steps."""
-    sizes, s = [], min_size
-    while s < (2 << 20) and s <= max_size:
-        sizes.append(s)
-        s *= 2
-    s = max(-(-s // (1 << 20)) * (1 << 20), 2 << 20)
-    while s <= max_size:
-        sizes.append(s)
-        s += 1 << 20
-    return np.array([x for x in sizes if x % stride == 0], dtype=np.int64)
+def default_stride(topology: Topology, pu: int | None = None) -> int:
+    """One slot per cache line: the line size hwloc reports for the first
+    level of `pu` (or of any data cache), 64 bytes if it reports none."""
+    caches = topology.data_caches_of(pu) if pu is not None else [c for c in topology.caches
+                                                                 if c.kind != "instruction"]
+    lines = [c.line_size for c in sorted(caches, key=lambda c: c.level) if c.line_size > 0]
+    return int(lines[0]) if lines else 64
 
 
 def check_parameters(min_size: int, max_size: int, stride: int, passes: int, samples: int, order: str, pages: str,
-                     min_accesses: int, window: int = _D.window) -> tuple[int, int, int]:
+                     min_accesses: int, window: int = _D.window, grid: str = _D.grid,
+                     isa: str = _D.isa) -> tuple[int, int, int]:
     """Validate measure()'s arguments; raises OptionError naming the parameter.
 
-    The traversal's own rules (the stride, an array a multiple of it that
-    int offsets can span, the accesses and samples per size, the window) are
-    the C kernel's, stated once in its check (_core.traverse_check) and
-    applied here to the smallest and the largest array. What this adds is
-    the sweep's: the range, the memory it may take, the passes, and the
-    names of orders and page kinds."""
+    The chase's own rules (the stride, sizes that are multiples of it, the
+    accesses and samples per size, the window) are the C kernel's, stated
+    once in its check (_core.chase_check) and applied here to the smallest
+    and the largest size. What this adds is the sweep's: the range, the
+    memory it may take, the passes, the grid, and the names of orders, page
+    kinds and instruction sets."""
     check_ranges(CacheOptions, passes=passes, samples=samples)
     if order not in ("auto",) + tuple(ORDERS):
         raise OptionError("order", f"must be auto, sequential, random or windowed, got {order!r}")
+    if grid not in ("fine", "servet"):
+        raise OptionError("grid", f"must be fine or servet, got {grid!r}")
+    if isa not in ISAS:
+        raise OptionError("isa", f"must be one of {', '.join(ISAS)}, got {isa!r}")
+    if not _core.load_supported(ISAS[isa]):
+        raise OptionError("isa", f"must be an instruction set this CPU supports, got {isa}")
     kernel_order = ORDERS["windowed" if order == "auto" else order]   # auto may choose windowed
 
     def kernel_rules(name: str, size: int) -> None:
-        with _validate.c_rules({"array_bytes": name, "stride_bytes": "stride", "window_bytes": "window",
-                                "page_mode": "pages"}):
-            _core.traverse_check(size, stride, order=kernel_order, min_accesses=min_accesses, samples=samples,
-                                 page_mode=page_mode(pages), window_bytes=window)
+        with _validate.c_rules({"buffer_bytes": name, "sizes": name, "stride_bytes": "stride",
+                                "window_bytes": "window", "page_mode": "pages"}):
+            _core.chase_check(size, [size], stride, order=kernel_order, min_accesses=min_accesses, samples=samples,
+                              page_mode=page_mode(pages), window_bytes=window)
 
     kernel_rules("min_size", min_size)
     if max_size < min_size:
@@ -109,7 +125,7 @@ def check_parameters(min_size: int, max_size: int, stride: int, passes: int, sam
         raise OptionError("max_size", f"must fit in {SAFE_MEMORY_SHARE:.0%} of available memory "
                                       f"({format_size(limit)}), got {format_size(max_size)}")
     kernel_rules("max_size", max_size)
-    count = sweep_sizes(min_size, max_size, stride).size
+    count = sweep_sizes(min_size, max_size, stride, grid).size
     if count < 3:
         raise OptionError("max_size", f"must leave at least 3 sizes in the sweep from {min_size} bytes, "
                                       f"got {max_size} ({count} sizes)")
@@ -128,6 +144,69 @@ def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
     return np.asarray(trim_mean(per_pass, trim, axis=-1))
 
 
+def per_size(samples: np.ndarray) -> np.ndarray:
+    """(sizes, passes, samples) -> one value per size: the minimum of each
+    pass, then the trimmed mean across the passes a size has (passes a size
+    did not get are NaN)."""
+    out = np.empty(samples.shape[0])
+    for i, row in enumerate(samples):
+        # A size timed once per pass (long_slots) has NaN for its other samples.
+        finite = np.isfinite(row).any(axis=1)
+        mins = np.min(np.where(np.isfinite(row), row, np.inf), axis=1)[finite]
+        out[i] = robust_mean(mins[None, :])[0]
+    return out
+
+
+def bandwidth_per_size(samples: np.ndarray) -> np.ndarray:
+    """(sizes, passes, samples) bytes/s -> per size: the best sample of
+    each pass (interference only slows), the median across passes."""
+    return np.nanmedian(np.nanmax(samples, axis=2), axis=1)
+
+
+@dataclass
+class _Chase:
+    """The fixed settings of every chase call of one sweep."""
+    stride: int
+    order: str
+    window: int
+    min_accesses: int
+    warmup: int
+    samples: int
+    pages: str
+    vm: str | None
+    long_slots: int
+
+    def run(self, buffer_bytes: int, sizes: np.ndarray, seed: int) -> tuple:
+        """Time `sizes` (in the order given) on one new buffer: (ticks,
+        ns, accesses) per size in that order, and the buffer's Placement."""
+        ticks, ns, accesses, frames, _known, huge = _core.chase_sweep(
+            int(buffer_bytes), [int(s) for s in sizes], self.stride, order=ORDERS[self.order], seed=seed,
+            window_bytes=self.window, min_accesses=self.min_accesses, warmup=self.warmup, samples=self.samples,
+            page_mode=page_mode(self.pages), long_slots=self.long_slots)
+        placement = classify(frames, huge, int(buffer_bytes), os.sysconf("SC_PAGE_SIZE"), self.vm)
+        return ticks, ns, accesses, placement
+
+
+def _measure_sizes(chase: _Chase, sizes: np.ndarray, passes: int, seed: int, progress, label: str) -> tuple:
+    """`passes` passes over `sizes`, each on a new buffer in a new random
+    order: (ticks, ns) of shape (sizes, passes, samples), accesses per size,
+    and the placement of each pass's buffer."""
+    shape = (len(sizes), passes, chase.samples)
+    cyc, ns = np.empty(shape), np.empty(shape)
+    acc = np.zeros(len(sizes), dtype=np.int64)
+    placements = []
+    rng = np.random.default_rng(seed)
+    buffer_bytes = int(np.max(sizes))
+    for p in range(passes):
+        order = rng.permutation(len(sizes))
+        t, n, a, placement = chase.run(buffer_bytes, sizes[order], seed + 7919 * p)
+        cyc[order, p], ns[order, p], acc[order] = t, n, a
+        placements.append(placement)
+        if progress:
+            progress(f"{label}: pass {p + 1}/{passes} done")
+    return cyc, ns, acc, placements
+
+
 def _neighbours_extra(sizes, i, extra):
     """True if a refined size lies between sizes[i] and one of its neighbours."""
     lo = sizes[i - 1] if i > 0 else sizes[i]
@@ -135,108 +214,122 @@ def _neighbours_extra(sizes, i, extra):
     return bool(np.any((extra > lo) & (extra < hi)))
 
 
-def per_size(samples: np.ndarray) -> np.ndarray:
-    """(sizes, passes, samples) -> one value per size: the minimum of each
-    pass, then the trimmed mean across the passes a size has (passes a size
-    did not get are NaN)."""
-    out = np.empty(samples.shape[0])
-    for i, row in enumerate(samples):
-        mins = row.min(axis=1)
-        out[i] = robust_mean(mins[np.isfinite(mins)][None, :])[0]
-    return out
+def _refine(chase, sizes, cyc, ns, acc, passes, seed, progress):
+    """Measure the refinement sizes of the first sweep's rises, with the
+    base sizes around them again in the same passes (pooled with their
+    first passes). Returns the merged, sorted arrays and the refined mask."""
+    refined = np.zeros(sizes.size, dtype=bool)
+    extra = refinement_sizes(sizes, per_size(cyc), stride=chase.stride,
+                             budget=REFINEMENT_BUDGET * float(np.sum(sizes)))
+    if not extra.size:
+        return sizes, cyc, ns, acc, refined, []
+    again = np.array([i for i in range(sizes.size) if _neighbours_extra(sizes, i, extra)], dtype=int)
+    todo = np.concatenate([extra, sizes[again]])
+    c2, n2, a2, placements = _measure_sizes(chase, todo, passes, seed + 1, progress, "refinement")
+    k = extra.size
+    pooled_c = np.concatenate([cyc, np.full_like(cyc, np.nan)], axis=1)
+    pooled_n = np.concatenate([ns, np.full_like(ns, np.nan)], axis=1)
+    pooled_c[again, passes:], pooled_n[again, passes:] = c2[k:], n2[k:]
+    extra_c = np.concatenate([c2[:k], np.full_like(c2[:k], np.nan)], axis=1)
+    extra_n = np.concatenate([n2[:k], np.full_like(n2[:k], np.nan)], axis=1)
+    sizes = np.concatenate([sizes, extra])
+    cyc, ns = np.concatenate([pooled_c, extra_c]), np.concatenate([pooled_n, extra_n])
+    acc = np.concatenate([acc, a2[:k]])
+    refined = np.concatenate([refined, np.ones(k, dtype=bool)])
+    keep = np.argsort(sizes, kind="stable")
+    return sizes[keep], cyc[keep], ns[keep], acc[keep], refined[keep], placements
 
 
-def choose_order(max_size: int, stride: int, pages: str, min_accesses: int) -> tuple[str, dict]:
-    """Time the largest array both ways; see PREFETCH_RATIO."""
-    common = dict(min_accesses=min_accesses, warmup=1, samples=3, page_mode=page_mode(pages))
-    seq = float(np.median(_core.traverse(max_size, stride, order=_core.ORDER_SEQUENTIAL, **common)[0]))
-    rnd = float(np.median(_core.traverse(max_size, stride, order=_core.ORDER_RANDOM, seed=7, **common)[0]))
-    order = "windowed" if seq < PREFETCH_RATIO * rnd else "sequential"
-    return order, {"sequential_cycles": seq, "random_cycles": rnd, "size": max_size}
-
-
-def _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup, seed, progress, label,
-                   window):
-    shape = (len(sizes), passes, samples)
-    cyc, ns = np.empty(shape), np.empty(shape)
-    acc = np.zeros(len(sizes), dtype=np.int64)
-    order_rng = np.random.default_rng(seed)
+def measure_bandwidth(sizes: np.ndarray, passes: int, samples: int, pages: str, isa: str,
+                      min_bytes: int = LOAD_MIN_BYTES) -> tuple[np.ndarray, np.ndarray, str]:
+    """Read bandwidth over prefixes of one buffer per pass, the sizes in a
+    new random order each pass: (sizes as whole 64-byte blocks, bytes/s of
+    shape (sizes, passes, samples), the instruction set used)."""
+    sizes = np.unique(np.maximum(np.asarray(sizes) // LOAD_BLOCK, 1) * LOAD_BLOCK)
+    out = np.empty((sizes.size, passes, samples))
+    rng = np.random.default_rng(len(sizes))
+    used = _core.ISA_AUTO
     for p in range(passes):
-        # A new random order of the sizes every pass: a burst of interference
-        # then hits scattered sizes instead of bending a stretch of the curve.
-        for i in map(int, order_rng.permutation(len(sizes))):
-            size = sizes[i]
-            t, n, a = _core.traverse(int(size), stride, order=ORDERS[order], seed=seed + 7919 * p + i,
-                                     min_accesses=min_accesses, warmup=warmup, samples=samples,
-                                     page_mode=page_mode(pages), window_bytes=window)
-            cyc[i, p], ns[i, p], acc[i] = t, n, a
-        if progress:
-            progress(f"{label}: pass {p + 1}/{passes} done")
-    return cyc, ns, acc
+        order = rng.permutation(sizes.size)
+        ns, _ticks, read, used = _core.load_sweep(int(sizes.max()), [int(s) for s in sizes[order]],
+                                                  min_bytes=min_bytes, warmup=1, samples=samples,
+                                                  page_mode=page_mode(pages), isa=ISAS[isa])
+        out[order, p] = read[:, None] / (ns * 1e-9)
+    return sizes, out, ISA_NAMES.get(used, str(used))
 
 
-def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, stride: int = _D.stride,
+def choose_order(order: str, placement: Placement) -> str:
+    """`auto`: a uniformly random cycle where huge pages back the buffer (a
+    TLB entry then covers 2 MiB, and random visits cost no TLB misses below
+    the TLB's reach of a few GiB); random within 128 KiB windows otherwise,
+    where a uniformly random cycle over base pages would add a TLB miss to
+    most accesses and a rise of its own at each TLB's reach."""
+    if order != "auto":
+        return order
+    return "random" if (placement.huge_share or 0.0) >= 0.9 else "windowed"
+
+
+def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, stride: int | None = _D.stride,
             order: str = _D.order, passes: int = _D.passes, samples: int = _D.samples,
             min_accesses: int = _D.min_accesses, warmup: int = _D.warmup, pu: int | None = _D.pu,
             pages: str = _D.pages, refine: bool = _D.refine, seed: int = _D.seed, window: int = _D.window,
-            topology: Topology | None = None, progress: Callable[[str], None] | None = None) -> CacheSweep:
-    """Sweep array sizes and time dependent loads through them.
+            grid: str = _D.grid, bandwidth: bool = _D.bandwidth, isa: str = _D.isa,
+            long_slots: int = _D.long_slots, topology: Topology | None = None, progress: Callable[[str], None] | None = None) -> CacheSweep:
+    """Sweep sizes: the latency of a pointer chase through every slot of a
+    prefix of one buffer, and (bandwidth=True) the read bandwidth of
+    streaming loads over the same sizes.
 
-    Sizes (bytes) double from min_size up to 2 MiB, then grow by 1 MiB up to
-    max_size (default: about twice the largest cache hwloc reports). The
-    calling thread is bound to `pu` (default: the first PU it may use) and
-    the binding is restored afterwards. order: "sequential" (Servet's constant
-    stride), "random" (one random cycle through the same stride-spaced slots)
-    or "auto" (random only where a prefetcher follows the stride). pages:
-    "normal" (default: base pages, as the probabilistic model assumes),
-    "huge" or "system". refine adds sizes inside each rise of the first sweep.
-    Returns a CacheSweep; `sizes, cycles = measure()` also works.
+    Sizes (bytes) from min_size to max_size (default: about twice the
+    largest cache hwloc reports) on the "fine" grid (4 per octave) or the
+    paper's ("servet"); slots `stride` bytes apart (default: hwloc's line
+    size). The calling thread is bound to `pu` (default: the first PU it may
+    use), the binding restored afterwards. pages: "huge" (default: 2 MiB
+    pages where the system grants them), "normal" or "system"; order:
+    "auto" (random where huge pages back the buffer, windowed otherwise),
+    "random", "windowed" or "sequential". refine adds sizes inside each rise
+    of the first sweep. Returns a CacheSweep; `sizes, cycles = measure()`
+    also works.
     """
     topology = topology or Topology.load()
-    if max_size is None:
-        max_size = default_max_size(topology)
-    min_size, max_size, stride = check_parameters(min_size, max_size, stride, passes, samples, order,
-                                                  pages, min_accesses, window)
-    _validate.non_negative_int("warmup", warmup)
     if pu is None:
         pu = _core.thread_binding()[0]
     check_pu(pu, topology)
-    sizes = sweep_sizes(min_size, max_size, stride)
+    if stride is None:
+        stride = default_stride(topology, pu)
+    if max_size is None:
+        max_size = default_max_size(topology)
+    min_size, max_size, stride = check_parameters(min_size, max_size, stride, passes, samples, order,
+                                                  pages, min_accesses, window, grid, isa)
+    _validate.non_negative_int("warmup", warmup)
+    sizes = sweep_sizes(min_size, max_size, stride, grid)
+    # The probe's order does not matter (it times one small size): windowed
+    # until the probe has told what `auto` becomes.
+    chase = _Chase(stride, "windowed" if order == "auto" else order, window, min_accesses, warmup, samples, pages,
+                   virtual_machine(), long_slots)
 
     with bound_to(pu):
-        probe = None
-        if order == "auto":
-            order, probe = choose_order(int(sizes[-1]), stride, pages, min_accesses)
-        cyc, ns, acc = _measure_sizes(sizes, stride, order, pages, passes, samples, min_accesses, warmup,
-                                      seed, progress, "cache sweep", window)
+        # A first buffer of the full size, timed at one small size only,
+        # tells the placement the order depends on.
+        *_, probe = chase.run(int(sizes[-1]), sizes[:1], seed)
+        chase.order = choose_order(order, probe)
+        cyc, ns, acc, placements = _measure_sizes(chase, sizes, passes, seed, progress, "cache sweep")
         refined = np.zeros(sizes.size, dtype=bool)
         if refine:
-            extra = refinement_sizes(sizes, per_size(cyc), stride=stride)
-            if extra.size:
-                # Base sizes inside the refined ranges are measured again in
-                # the same passes; their two sets of passes are pooled.
-                again = np.array([i for i in range(sizes.size) if _neighbours_extra(sizes, i, extra)], dtype=int)
-                todo = np.concatenate([extra, sizes[again]])
-                c2, n2, a2 = _measure_sizes(todo, stride, order, pages, passes, samples, min_accesses,
-                                            warmup, seed + 1, progress, "refinement", window)
-                k = extra.size
-                pooled_c = np.concatenate([cyc, np.full_like(cyc, np.nan)], axis=1)
-                pooled_n = np.concatenate([ns, np.full_like(ns, np.nan)], axis=1)
-                pooled_c[again, passes:], pooled_n[again, passes:] = c2[k:], n2[k:]
-                extra_c = np.concatenate([c2[:k], np.full_like(c2[:k], np.nan)], axis=1)
-                extra_n = np.concatenate([n2[:k], np.full_like(n2[:k], np.nan)], axis=1)
-                sizes = np.concatenate([sizes, extra])
-                cyc, ns = np.concatenate([pooled_c, extra_c]), np.concatenate([pooled_n, extra_n])
-                acc = np.concatenate([acc, a2[:k]])
-                refined = np.concatenate([refined, np.ones(k, dtype=bool)])
-                keep = np.argsort(sizes, kind="stable")
-                sizes, cyc, ns, acc, refined = sizes[keep], cyc[keep], ns[keep], acc[keep], refined[keep]
+            sizes, cyc, ns, acc, refined, more = _refine(chase, sizes, cyc, ns, acc, passes, seed, progress)
+            placements += more
+        bw_sizes, bw_samples, isa_used = (measure_bandwidth(sizes[~refined], passes, samples, pages, isa)
+                                          if bandwidth else (np.zeros(0, dtype=np.int64), np.zeros((0, 0, 0)), ""))
+        if bandwidth and progress:
+            progress("cache sweep: read bandwidth measured")
 
-    params = {"min_size": min_size, "max_size": max_size, "stride": stride, "order": order,
-              "order_requested": "auto" if probe else order, "order_probe": probe, "passes": passes,
-              "samples": samples, "min_accesses": min_accesses, "warmup_traversals": warmup, "pu": pu,
-              "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE") if pages != "huge" else 2 << 20,
-              "refine": refine, "seed": seed, "window": window}
-    return CacheSweep(sizes=sizes, cycles=per_size(cyc), ns=per_size(ns), refined=refined,
-                      samples_cycles=cyc,
-                      samples_ns=ns, accesses_per_sample=acc, parameters=params)
+    params = {"min_size": min_size, "max_size": max_size, "stride": stride, "order": chase.order,
+              "order_requested": order, "passes": passes, "samples": samples, "min_accesses": min_accesses,
+              "warmup_traversals": warmup, "pu": pu, "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE"),
+              "refine": refine, "seed": seed, "window": window, "grid": grid, "kernel": "chase",
+              "long_slots": long_slots,
+              "isa": isa_used or None}
+    return CacheSweep(sizes=sizes, cycles=per_size(cyc), ns=per_size(ns), refined=refined, samples_cycles=cyc,
+                      samples_ns=ns, accesses_per_sample=acc, placements=placements, bandwidth_sizes=bw_sizes,
+                      bandwidth_samples=bw_samples,
+                      bandwidth=bandwidth_per_size(bw_samples) if bw_sizes.size else np.zeros(0),
+                      parameters=params)

@@ -13,6 +13,8 @@ from ..topology import DEFAULT_SAMPLE, MAX_SAMPLE
 
 ORDER_CHOICES = ("auto", "sequential", "random", "windowed")
 PAGE_CHOICES = ("normal", "huge", "system")
+GRID_CHOICES = ("fine", "servet")
+ISA_CHOICES = ("auto", "scalar", "sse2", "avx2", "avx512")
 PAIR_CHOICES = ("auto", "all")
 #: Slots shuffled together by the "windowed" order: 32 pages of 4 KiB, within
 #: the reach of any first-level data TLB.
@@ -24,10 +26,17 @@ class CacheOptions:
     min_size: int = option(1024, "--cache-min", "smallest array", metavar="SIZE", type=size_arg, size=True)
     max_size: int | None = option(None, "--cache-max", "largest array", metavar="SIZE", type=size_arg,
                                   default_text="about twice the largest cache hwloc reports")
-    stride: int = option(1024, "--cache-stride", "distance between loads", metavar="SIZE", type=size_arg, size=True)
-    order: str = option("auto", "--cache-order", "visiting order: auto picks windowed where a prefetcher "
-                        "follows the stride", choices=ORDER_CHOICES)
-    pages: str = option("normal", "--cache-pages", "page kind of the arrays", choices=PAGE_CHOICES)
+    stride: int | None = option(None, "--cache-stride", "distance between the slots a chase visits", metavar="SIZE",
+                                type=size_arg, size=True, default_text="the line size hwloc reports (64 B if none)")
+    order: str = option("auto", "--cache-order", "visiting order: auto is random where huge pages back the "
+                        "buffer, random within 128 KiB windows otherwise", choices=ORDER_CHOICES)
+    pages: str = option("huge", "--cache-pages", "page kind of the buffer: huge asks for 2 MiB pages (granted or "
+                        "not, the record says)", choices=PAGE_CHOICES)
+    grid: str = option("fine", "--cache-grid", "base sizes: fine is 4 per octave, servet the paper's (doubling "
+                       "to 2 MiB, then 1 MiB steps)", choices=GRID_CHOICES)
+    bandwidth: bool = option(True, "--cache-bandwidth", "also measure the read bandwidth of every size")
+    isa: str = option("auto", "--cache-isa", "loads of the bandwidth kernel: auto is the widest this CPU has",
+                      choices=ISA_CHOICES)
     passes: int = option(5, "--cache-passes", "sweeps over all sizes, each a few seconds", metavar="N", type=int,
                          range=Range(1, 100))
     samples: int = option(3, "--cache-samples", "timings per size per pass", metavar="N", type=int,
@@ -36,9 +45,10 @@ class CacheOptions:
                             default_text="the first PU this process may use")
     refine: bool = option(True, "--cache-refine", "add sizes inside detected rises")
     min_accesses: int = 1 << 16     #: loads per timed sample, at least
-    warmup: int = 2                 #: untimed traversals before the first sample
+    warmup: int = 1                 #: untimed traversals before the first sample (after the verifying one)
     seed: int = 12345
     window: int = DEFAULT_WINDOW    #: bytes shuffled together by the windowed order
+    long_slots: int = 1 << 17       #: a size of at least this many slots is timed once per pass
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._plot import as_float, heatmap, new_figure
-from ._analysis import monotone_fit
+from ._rises import monotone_fit
 from ._records import CacheRecord, SharedCachesRecord
 
 if TYPE_CHECKING:
@@ -31,13 +31,40 @@ def plot_latency(record: CacheRecord, ax: Any) -> None:
     ax.set_yscale("log")
     top = cycles.max()
     for lv in record.derived.levels:
-        ax.axvline(lv.size / 1024, color="tab:red", ls="--", lw=1)
-        ax.text(lv.size / 1024, top, f" L{lv.level}", color="tab:red", va="top")
+        flagged = lv.status == "flagged"
+        ax.axvline(lv.size / 1024, color="tab:orange" if flagged else "tab:red", ls="--", lw=1)
+        ax.text(lv.size / 1024, top, " ?" if flagged else f" L{lv.level}",
+                color="tab:orange" if flagged else "tab:red", va="top")
+        if lv.latency_cycles is not None and lv.plateau:
+            ax.hlines(lv.latency_cycles, lv.plateau[0] / 1024, lv.plateau[1] / 1024, color="tab:purple", lw=2)
     for hw in record.derived.hwloc_levels:
         ax.axvline(hw.size / 1024, color="tab:green", ls=":", lw=1)
     ax.set_xlabel("array size (KiB)")
     ax.set_ylabel("TSC ticks per access")
-    ax.set_title("time per access (red dashed: measured levels; green dotted: hwloc)", fontsize=9)
+    ax.set_title("time per access (red dashed: levels; orange: flagged; green dotted: hwloc; "
+                 "purple: plateau latency)", fontsize=9)
+    ax.legend(fontsize=8)
+
+
+def plot_bandwidth(record: CacheRecord, ax: Any) -> None:
+    """Read bandwidth against size, with each level's figure at the size it
+    was read (records of earlier versions have none: the axes say so)."""
+    d = record.derived
+    if not d.bandwidth_sizes:
+        ax.text(0.5, 0.5, "no bandwidth in this record", ha="center", va="center", transform=ax.transAxes)
+        return
+    ax.plot(_kib(d.bandwidth_sizes), np.asarray(as_float(d.bandwidth)) / 1e9, "o-", ms=3,
+            label=f"read ({record.parameters.isa or '?'} loads)")
+    for lv in d.levels:
+        if lv.bandwidth is not None and lv.bandwidth_size:
+            ax.plot(lv.bandwidth_size / 1024, lv.bandwidth / 1e9, "s", color="tab:red", ms=6)
+            ax.text(lv.bandwidth_size / 1024, lv.bandwidth / 1e9, f" L{lv.level}", color="tab:red", va="bottom")
+    for hw in d.hwloc_levels:
+        ax.axvline(hw.size / 1024, color="tab:green", ls=":", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("array size (KiB)")
+    ax.set_ylabel("GB/s")
+    ax.set_title("read bandwidth (squares: each level's figure)", fontsize=9)
     ax.legend(fontsize=8)
 
 
@@ -74,11 +101,13 @@ def plot_spread(record: CacheRecord, ax: Any) -> None:
 
 
 def cache_figure(record: CacheRecord) -> Figure:
-    """The cache figure: time per access with the levels, the gradient, and the pass-to-pass spread."""
-    fig, axes = new_figure(3, 1, (9, 10))
+    """The cache figure: time per access with the levels, read bandwidth,
+    the gradient, and the pass-to-pass spread."""
+    fig, axes = new_figure(4, 1, (9, 13))
     plot_latency(record, axes[0, 0])
-    plot_gradient(record, axes[1, 0])
-    plot_spread(record, axes[2, 0])
+    plot_bandwidth(record, axes[1, 0])
+    plot_gradient(record, axes[2, 0])
+    plot_spread(record, axes[3, 0])
     return fig
 
 

@@ -30,7 +30,7 @@ class CacheParameters(Mapping):
     stride: One
     order: str
     order_requested: str
-    order_probe: OrderProbe | None
+    order_probe: OrderProbe | None = optional()   #: earlier versions' auto order: what it measured
     passes: One
     samples: One
     min_accesses: One
@@ -41,6 +41,28 @@ class CacheParameters(Mapping):
     refine: bool
     seed: int
     window: One
+    grid: str | None = optional()        #: "fine" (4 sizes per octave) or "servet"
+    kernel: str | None = optional()      #: "chase" (p = *p over one buffer); earlier versions: j += a[j]
+    isa: str | None = optional()         #: instruction set of the bandwidth loads
+    long_slots: int | None = optional()  #: sizes of at least this many slots were timed once per pass
+
+
+@dataclass(kw_only=True)
+class PlacementRecord(Mapping):
+    """Where one sweep buffer sat: the verdict ("contiguous", "random" or
+    "unknown"), the evidence in words, and the figures behind it."""
+    kind: str
+    why: str
+    pages: One
+    page_size: One
+    frames_known: Count
+    consecutive_share: float | None
+    huge_share: float | None
+    virtual_machine: str | None
+
+    def _validate(self, path: str) -> None:
+        require(self.kind in ("contiguous", "random", "unknown"), f"{path}.kind",
+                f"must be contiguous, random or unknown, got {self.kind!r}")
 
 
 @dataclass(kw_only=True)
@@ -52,14 +74,17 @@ class CacheRaw(Mapping):
     accesses_per_sample: list[int]
     cycles_per_access: Samples          #: (sizes, passes, samples) TSC ticks per access
     ns_per_access: Samples
+    placements: list[PlacementRecord] | None = optional()   #: one per chase buffer (pass)
+    bandwidth_sizes: list[int] | None = optional()          #: bytes
+    bandwidth: Samples = optional()                         #: (sizes, passes, samples) bytes/s read
 
 
 @dataclass(kw_only=True)
 class MeasuredLevel(Mapping):
     """One level found in the sweep, with hwloc's size beside it."""
     level: One
-    size: One                           #: bytes
-    method: str                         #: "peak" or "probabilistic"
+    size: One                           #: bytes (for a flagged level: its effective capacity)
+    method: str                         #: "edge" or "probabilistic" (earlier versions: "peak")
     range: list[int]                    #: (first, last) sweep size analysed, bytes
     ways: One | None
     divergence: float | None
@@ -67,6 +92,16 @@ class MeasuredLevel(Mapping):
     hwloc_size: One | None
     relative_difference: float | None   #: (measured - hwloc) / hwloc
     agrees: bool | None
+    why: str | None = optional()        #: why this method
+    policy: str | None = optional()     #: probabilistic: replacement policy of the best fit
+    bracket: list[int] | None = optional()       #: edge: last size on the plateau, first above it
+    plateau: list[int] | None = optional()       #: sizes of the level's plateau (its latency's)
+    latency_cycles: Positive | None = optional()  #: TSC ticks per access on the plateau
+    latency_ns: Positive | None = optional()
+    bandwidth: Positive | None = optional()       #: bytes/s read at bandwidth_size
+    bandwidth_size: One | None = optional()
+    status: str | None = optional()     #: "cache", or "flagged" (not reported as a cache: see note)
+    note: str | None = optional()       #: why it is flagged, in words
 
 
 @dataclass(kw_only=True)
@@ -80,6 +115,17 @@ class HwlocLevel(Mapping):
 
 
 @dataclass(kw_only=True)
+class MemoryRecord(Mapping):
+    """Memory as the sweep saw it: the latency plateau after the last rise
+    (from `from_size` on) and the read bandwidth at the largest size."""
+    from_size: One
+    latency_cycles: Positive | None
+    latency_ns: Positive | None
+    bandwidth: Positive | None
+    bandwidth_size: One | None
+
+
+@dataclass(kw_only=True)
 class CacheDerived(Mapping):
     """What the analysis made of the sweep: the time per access per size,
     its gradient, the levels found, hwloc's levels and the unstable sizes."""
@@ -90,6 +136,11 @@ class CacheDerived(Mapping):
     hwloc_levels: list[HwlocLevel]
     unstable_sizes: list[int]
     outliers: Outliers | None = optional()   #: timings far slower than their size's median (kept)
+    placement: PlacementRecord | None = optional()   #: the sweep's placement verdict (all passes)
+    memory: MemoryRecord | None = optional()         #: the plateau after the last rise
+    bandwidth_sizes: list[int] | None = optional()   #: bytes
+    bandwidth: list[float] | None = optional()       #: bytes/s read per size (best per pass, median of passes)
+    flags: list[str] | None = optional()             #: levels not reported as caches, and why
 
 
 @dataclass(kw_only=True)

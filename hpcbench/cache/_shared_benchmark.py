@@ -16,6 +16,8 @@ from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, plan_pairs, require_two_pus
 from ._analysis import estimate_levels
+from ._compare import judge
+from ._placement import combined
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
@@ -41,8 +43,13 @@ class LevelBasis:
 
 
 def basis_from_record(record: CacheRecord) -> LevelBasis:
+    """The levels of a cache record that are caches hwloc knows (or all, for
+    a machine without hwloc caches), at their measured sizes: an effective
+    capacity is what a co-run can use now. Steps hwloc has no cache for (a
+    TLB's reach) are left out."""
     p = record.parameters
-    return LevelBasis([(lv.level, lv.size, lv.onset) for lv in record.derived.levels],
+    kept = [lv for lv in record.derived.levels if lv.status != "flagged" or lv.hwloc_size is not None]
+    return LevelBasis([(lv.level, lv.size, lv.onset) for lv in kept],
                       np.asarray(record.raw.sizes, dtype=float),
                       np.asarray(record.derived.cycles_per_access, dtype=float),
                       p.stride, p.order, p.pages, p.window, "cache benchmark of this run")
@@ -56,9 +63,12 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
         options["pu"] = pu
     sweep = measure(**options, topology=topology, progress=progress)
     levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                             refined=sweep.refined)
+                             refined=sweep.refined, placement=combined(sweep.placements).kind)
+    verdicts, _ = judge([lv.size for lv in levels], topology.data_caches_of(options["pu"]))
+    kept = [(v.number, lv.size, lv.onset) for lv, v in zip(levels, verdicts)
+            if v.status != "flagged" or v.hwloc_size is not None]
     p = sweep.parameters
-    return LevelBasis([(lv.level, lv.size, lv.onset) for lv in levels], sweep.sizes.astype(float), sweep.cycles,
+    return LevelBasis(kept, sweep.sizes.astype(float), sweep.cycles,
                       p["stride"], p["order"], p["pages"], p["window"], "cache sweep run by shared-caches")
 
 
