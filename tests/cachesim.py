@@ -374,9 +374,10 @@ def _plru_patterns(ways, rounds):
 
 def settle_rounds(cache):
     """Rounds a cold level takes to reach its steady state on a cyclic stream:
-    LRU 1 (periodic from the second round); random replacement 3 (its
-    per-round miss rate is within 0.5% of the limit from the fourth round,
-    K = 2..16, D = K+1..4K); tree-PLRU 1 + the last round with a hit in the
+    LRU 1 (periodic from the second round); random replacement 3 (from the
+    fourth round on its per-round miss rate is within 0.6% of the limit, the
+    statistical noise of 8000-20000 sets, for K = 2..16 and D = K+1..4K; the
+    second round is ~10% off, the third up to 2%); tree-PLRU 1 + the last round with a hit in the
     cold cyclic patterns of its K (2 for 4 ways, 3 for 8, 8 for 16 ways:
     some sets of K+1 lines keep hitting for 7 rounds before settling on
     missing everywhere)."""
@@ -438,31 +439,29 @@ def _check_machine(machine, line, page_size):
             raise ValueError(f"cache line {c.line} must be a multiple of the chase line {line}")
 
 
-def _lru_cyclic_misses(lid, start, count, ways, per_line):
+def _lru_cyclic_misses(lid, sub, start, count, ways, per_line):
     """LRU on sets each receiving the same cycle of accesses every round
-    (entries lid[start[g]:start[g] + count[g]] in time order, a cache line
-    at most per_line times per round): an access hits iff fewer than K
-    distinct other lines were accessed since the previous access to its line
-    (in this round or, for a line's first access of the round, the previous
-    one). Returns (steady, first): misses of every round after the first, and
-    the entries that are a line's first access of a round (also missed in
-    the first round)."""
+    (entries start[g] .. start[g] + count[g] - 1 in time order; entry e is
+    chase line sub[e] (0 .. per_line - 1) of cache line lid[e]): an access
+    hits iff fewer than K distinct other lines were accessed since the
+    previous access to its line (in this round or, for a line's first access
+    of the round, the previous one). Returns (steady, first): misses of
+    every round after the first, and the entries that are a line's first
+    access of a round (also missed in the first round)."""
     n = lid.size
     g = np.repeat(np.arange(start.size), count)
     u = np.arange(n) - start[g]                            # time within the round
-    o = _stable_order(lid)                                 # by line, then time
-    lo, go, uo = lid[o], g[o], u[o]
-    new_line = np.r_[True, lo[1:] != lo[:-1]]
-    run_start = np.flatnonzero(new_line)
-    run_end = np.r_[run_start[1:], n] - 1
-    prev_u = np.r_[0, uo[:-1]]
-    prev_u[new_line] = uo[run_end]                         # a line's first access: its last one, a round earlier
-    back = uo - prev_u
-    back[new_line] += count[go[new_line]]
-    gap = np.empty(n, dtype=np.int64)
-    gap[o] = back                                          # accesses since the previous one to the line, 1..m
-    first = np.zeros(n, dtype=bool)
-    first[o[new_line]] = True
+    m = count[g]
+    entry = np.full((int(lid.max()) + 1) * per_line, -1, dtype=np.int64)
+    entry[lid * per_line + sub] = np.arange(n)
+    gap = m.copy()                                         # accesses since the previous one to the line
+    first = np.ones(n, dtype=bool)
+    for j in range(per_line):                              # the line's other chase lines
+        sib = entry[lid * per_line + j]
+        there = (sib >= 0) & (sub != j)
+        us = u[np.where(there, sib, 0)]
+        gap = np.where(there, np.minimum(gap, (u - us) % m), gap)
+        first &= ~(there & (us < u))
     # distinct lines between = those whose previous access lies before the window
     window = gap - 1
     steady = window >= per_line * (ways - 1) + 1            # at least K distinct lines: a miss
@@ -485,7 +484,11 @@ def _level_misses(cache, inst, idx, va, pa, line, counts, rounds, reach, rng, sh
     n = inst.size
     k, nsets = cache.ways, cache.sets
     addr = pa if cache.physical else va
-    group = inst * nsets + (addr // cache.line) % nsets
+    if cache.line & (cache.line - 1) == 0 and nsets & (nsets - 1) == 0:
+        setidx = (addr >> (cache.line.bit_length() - 1)) & (nsets - 1)
+    else:
+        setidx = (addr // cache.line) % nsets
+    group = inst * nsets + setidx
     ngroups = counts.size * nsets
     per_line = max(1, cache.line // line)         # chase lines per cache line
     if per_line == 1:
@@ -543,10 +546,13 @@ def _level_misses(cache, inst, idx, va, pa, line, counts, rounds, reach, rng, sh
         miss_flat[r0 * n + p] = True
 
     def by_set(selected):
+        """The positions of the selected sets, set by set (in time order within
+        each), each set's first index and number of positions."""
         p = np.flatnonzero(selected[group])
-        p = p[_stable_order(group[p])]
-        _, start, m = np.unique(group[p], return_index=True, return_counts=True)
-        return p, start, m
+        p = p[_stable_order(setidx[p])]     # positions are by size already: sets stay in time order
+        g = group[p]
+        start = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        return p, start, np.diff(np.r_[start, p.size])
 
     if memo.any():   # tree-PLRU on a pure cycle: the pattern of a cold set with D lines
         p, start, m = by_set(memo)
@@ -556,7 +562,7 @@ def _level_misses(cache, inst, idx, va, pa, line, counts, rounds, reach, rng, sh
 
     if lru_form.any():
         p, start, m = by_set(lru_form)
-        steady, once = _lru_cyclic_misses(lid[p], start, m, k, per_line)
+        steady, once = _lru_cyclic_misses(lid[p], idx[p] % per_line, start, m, k, per_line)
         miss[:, p] = steady
         miss[0, p] |= once
 
