@@ -31,7 +31,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 
 import hpcbench
 from hpcbench._format import format_size
@@ -137,7 +136,8 @@ def print_run(r: int, record, wall: float, peer: dict) -> None:
             if chase and lv.latency_cycles else "latency -"
         bw = "-"
         if lv.bandwidth and load.get("load_avx"):
-            bw = f"{lv.bandwidth / 1e9:.0f} GB/s vs load_avx {load['load_avx'] / 1e9:.0f} ({lv.bandwidth / load['load_avx']:.2f})"
+            ratio = lv.bandwidth / load["load_avx"]
+            bw = f"{lv.bandwidth / 1e9:.0f} GB/s vs load_avx {load['load_avx'] / 1e9:.0f} ({ratio:.2f})"
             if load.get("load_avx512"):
                 bw += f", load_avx512 {load['load_avx512'] / 1e9:.0f} ({lv.bandwidth / load['load_avx512']:.2f})"
         diff = "" if lv.relative_difference is None else f" ({100 * lv.relative_difference:+.1f}% vs hwloc)"

@@ -35,6 +35,12 @@ ORDER_WINDOWED: Final[int]
 PAGES_NORMAL: Final[int]
 PAGES_HUGE: Final[int]
 PAGES_SYSTEM: Final[int]
+# Instruction sets of load_sweep's loop (enum hpcb_isa); ISA_AUTO picks the widest this CPU runs.
+ISA_AUTO: Final[int]
+ISA_SCALAR: Final[int]
+ISA_SSE2: Final[int]
+ISA_AVX2: Final[int]
+ISA_AVX512: Final[int]
 # Modes of overlap_times (enum hpcb_overlap_mode).
 OVERLAP_BLOCKING: Final[int]
 OVERLAP_NONBLOCKING: Final[int]
@@ -95,6 +101,38 @@ def traverse_check(array_bytes: int, stride_bytes: int, order: int = ..., min_ac
                    page_mode: int = ..., window_bytes: int = 131072) -> None:
     """None if traverse would accept these; else ParameterError (array_bytes, stride_bytes, order,
     window_bytes, min_accesses, samples, page_mode)."""
+
+def chase_sweep(buffer_bytes: int, sizes: Sequence[int], stride_bytes: int = 64, order: int = ..., seed: int = 1,
+                window_bytes: int = 131072, min_accesses: int = 1, warmup: int = 1, samples: int = 1,
+                page_mode: int = ..., long_slots: int = 0) -> tuple[_F64, _F64, _F64, _F64, int, float]:
+    """One buffer of buffer_bytes, touched in address order; for each size (bytes, in the order given)
+    a pure pointer chase through the slots of the first size bytes.
+
+    Returns (ticks, ns) per access of shape (len(sizes), samples) (a size of long_slots
+    slots or more is timed once, its other samples NaN), the loads per sample of each
+    size, the physical frame of each base page of the buffer (-1 unknown), how many
+    frames are known, and the bytes huge pages back (-1 unknown).
+    """
+
+def chase_check(buffer_bytes: int, sizes: Sequence[int], stride_bytes: int = 64, order: int = ..., seed: int = 1,
+                window_bytes: int = 131072, min_accesses: int = 1, warmup: int = 1, samples: int = 1,
+                page_mode: int = ..., long_slots: int = 0) -> None:
+    """None if chase_sweep would accept these; else ParameterError."""
+
+def load_sweep(buffer_bytes: int, sizes: Sequence[int], min_bytes: int = 1 << 24, warmup: int = 1, samples: int = 1,
+               page_mode: int = ..., isa: int = ...) -> tuple[_F64, _F64, _F64, int]:
+    """Streaming loads over the first size bytes of one buffer, whole passes of at least min_bytes per sample.
+
+    Returns (ns, ticks) per sample of shape (len(sizes), samples), the bytes read per
+    sample of each size, and the ISA_* loop used.
+    """
+
+def load_check(buffer_bytes: int, sizes: Sequence[int], min_bytes: int = 1 << 24, warmup: int = 1, samples: int = 1,
+               page_mode: int = ..., isa: int = ...) -> None:
+    """None if load_sweep would accept these; else ParameterError."""
+
+def load_supported(isa: int) -> bool:
+    """Whether this CPU runs load_sweep's loop with that ISA_* instruction set."""
 
 def copy_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1,
               page_mode: int = ...) -> tuple[_F64, _F64]:

@@ -62,7 +62,7 @@ def choice_cases():
 HAND = [
     (["run", "nosuchbench"], "unknown benchmark"),
     (["run", "comm"], "comm needs at least 2 MPI ranks"),
-    (["run", "cache", "--cache-stride", "3"], "--cache-stride must be a positive multiple of sizeof(int)"),
+    (["run", "cache", "--cache-stride", "3"], "--cache-stride must be a positive multiple of sizeof(void *)"),
     (["run", "cache", "--cache-stride", "0"], "--cache-stride must be a positive multiple"),
     (["run", "cache", "--cache-min", "1500"], "--cache-min must be a positive multiple of stride"),
     (["run", "cache", "--cache-min", "64KiB", "--cache-max", "32KiB"], "must not be below min_size"),
@@ -70,7 +70,7 @@ HAND = [
     (["run", "cache", "--cache-max", "-5"], "a size is a number"),
     (["run", "cache", "--cache-max", "1.5"], "whole number of bytes"),
     (["run", "cache", "--cache-max", "5 parsecs"], "a size is a number"),
-    (["run", "cache", "--cache-min", "4", "--cache-max", "8", "--cache-stride", "4"],
+    (["run", "cache", "--cache-min", "8", "--cache-max", "16", "--cache-stride", "8"],
      "--cache-max must leave at least 3"),
     (["run", "cache", "--cache-pu", "100000"], "--cache-pu must be one of"),
     (["run", "cache", "--cache-pu", "-1"], "--cache-pu must be one of"),

@@ -17,7 +17,7 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$PWD/$out" HPCB_EXPECT_SANITIZED=1
 cd "$out"
-"$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py"
+"$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py" "$OLDPWD/tests/test_core_cache.py"
 
 # The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
 # runs without the preload; only the Python ranks get the sanitizer runtimes.

@@ -10,6 +10,7 @@ SHARED_BENCHMARK are the suite's `cache` and `shared-caches`.
 from .._protocol import Benchmark
 from ._analysis import CacheLevel, MemoryPlateau, estimate_levels, memory_plateau, plateau_value
 from ._grid import refinement_sizes, sweep_sizes
+from ._passes import Passes, run_passes
 from ._placement import Placement, virtual_machine
 from ._rises import find_rises, gradient, monotone_fit
 from ._benchmark import CacheBenchmark
@@ -29,11 +30,11 @@ SHARED_BENCHMARK: Benchmark = SharedCachesBenchmark()
 
 __all__ = ["BENCHMARK", "PAPER_THRESHOLD", "SHARED_BENCHMARK", "CacheBenchmark", "CacheDerived", "CacheLevel",
            "CacheOptions", "CacheParameters", "CacheRaw", "CacheRecord", "CacheSweep", "MeasuredLevel", "MemoryPlateau",
-           "Placement",
+           "Passes", "Placement",
            "ProbabilisticFit", "SharedCachesBenchmark", "SharedCachesRecord", "SharedDerived",
            "SharedLevelRecord", "SharedOptions", "SharedParameters", "SharedRaw", "analyze_shared_caches",
            "binomial_tail", "cache_figure", "choose_corun_size", "co_run_ratio", "decision_threshold",
-           "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs", "memory_plateau",
-           "plateau_value",
-           "monotone_fit", "plot_bandwidth", "plot_gradient", "plot_latency", "plot_sharing", "plot_spread", "refinement_sizes",
-           "shared_figure", "sweep_sizes", "virtual_machine"]
+           "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs",
+           "memory_plateau", "monotone_fit", "plateau_value", "plot_bandwidth", "plot_gradient", "plot_latency",
+           "plot_sharing", "plot_spread", "refinement_sizes", "run_passes", "shared_figure", "sweep_sizes",
+           "virtual_machine"]

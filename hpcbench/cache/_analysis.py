@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _validate
+from ._joint import PageSetLevel, refit_jointly
 from ._probabilistic import POLICIES, estimate_size, significant_bits
 from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises, gradient, monotone_fit
 
@@ -133,18 +134,17 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     base_sizes = sizes[base]
     fit = monotone_fit(cycles)
     rises = find_rises(cycles[base], step_threshold, min_rise, sizes=base_sizes)
-    levels = []
+    found: list = []              # per rise: a CacheLevel (edge) or a PageSetLevel to fit jointly
     for i, rise in enumerate(rises):
         number = i + 1
         plateau = _plateau(base_sizes, rises, i)
         size, a, b = _edge(sizes, fit, base_sizes, rise, step_threshold)
-        common = dict(level=number, onset=a, plateau=plateau)
         if number == 1 or placement == "contiguous":
             why = ("first level: indexed within a page, so every placement fills its sets evenly" if number == 1
                    else "contiguous placement: the sets fill evenly, so misses begin at the size")
-            levels.append(CacheLevel(size=size, method="edge", why=why, bracket=(a, b),
-                                     range=(int(base_sizes[rise.start]), int(base_sizes[rise.start + 1])),
-                                     **common))
+            found.append(CacheLevel(level=number, size=size, method="edge", why=why, bracket=(a, b), onset=a,
+                                    plateau=plateau,
+                                    range=(int(base_sizes[rise.start]), int(base_sizes[rise.start + 1]))))
             continue
         # The rise plus one plateau point on each side anchors the hit time
         # and the miss overhead of the miss-rate normalisation; a valley cut
@@ -152,13 +152,25 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         lo = base_sizes[rise.start if rise.cut_before else max(rise.start - 1, 0)]
         hi = base_sizes[rise.end if rise.cut_after else min(rise.end + 1, base_sizes.size - 1)]
         inside = (sizes >= lo) & (sizes <= hi)
-        fitted = estimate_size(sizes[inside], fit[inside], page_size=page_size, model=model, selection=selection,
-                               policies=policies)
-        why = (f"{placement} placement: page sets overflow at random before the cache is full, "
-               "so the page-set model is fitted to the whole rise")
-        levels.append(CacheLevel(size=fitted.size, method="probabilistic", range=(int(lo), int(hi)),
-                                 ways=fitted.ways, divergence=fitted.divergence, policy=fitted.policy, why=why,
-                                 **common))
+        first = estimate_size(sizes[inside], fit[inside], page_size=page_size, model=model, selection=selection,
+                              policies=policies)
+        found.append((PageSetLevel(fit=first, lo=float(lo), hi=float(hi)), number, a, plateau))
+    page_set = [f[0] for f in found if isinstance(f, tuple)]
+    if model == "lines" and page_set:
+        page_set = refit_jointly(sizes, fit, page_set, page_size, policies, selection)
+    joint = iter(page_set)
+    levels = []
+    for f in found:
+        if isinstance(f, CacheLevel):
+            levels.append(f)
+            continue
+        _, number, a, plateau = f
+        lv = next(joint)
+        why = (f"{placement} placement: page sets overflow at random before the cache is full, so the page-set "
+               "model is fitted to the whole rise (together with overlapping levels)")
+        levels.append(CacheLevel(level=number, size=lv.fit.size, method="probabilistic", range=(int(lv.lo), int(lv.hi)),
+                                 ways=lv.fit.ways, divergence=lv.fit.divergence, policy=lv.fit.policy, why=why,
+                                 onset=a, plateau=plateau))
     return levels
 
 

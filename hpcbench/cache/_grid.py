@@ -47,6 +47,7 @@ def sweep_sizes(min_size: int, max_size: int, stride: int, grid: str = "fine") -
 def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 64, edge_points: int = 15,
                      per_octave: int = 16, linear_from: int = 2 << 20, linear_step: int = 256 << 10,
                      max_per_rise: int = 8, large_edge_points: int = 5, budget: float | None = None,
+                     budget_from: int = 0,
                      step_threshold: float = DEFAULT_STEP_THRESHOLD,
                      min_rise: float = DEFAULT_MIN_RISE) -> np.ndarray:
     """Extra sizes (bytes) to measure inside each rise of a first sweep.
@@ -59,10 +60,10 @@ def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 
     `max_per_rise` of those), so that the page-set model sees the shape.
     Above `linear_from` every size costs a traversal of megabytes in every
     pass, so an edge there gets `large_edge_points`; and `budget`, if
-    given, bounds the sum of the extra sizes (bytes, the cost of one
-    traversal of each): edges come first, rise by rise, then the other
-    sizes from the smallest. All multiples of `stride`, none already in
-    `sizes`.
+    given, bounds the sum of the extra sizes above `budget_from` (bytes,
+    the cost of one traversal of each): edges come first, rise by rise, then
+    the other sizes from the smallest. All multiples of `stride`, none
+    already in `sizes`.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     known = {int(s) for s in sizes}
@@ -86,8 +87,9 @@ def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 
     chosen: list = []
     spent = 0.0
     for x in list(dict.fromkeys(edges)) + sorted(fills - known - set(edges)):
-        if budget is not None and spent + x > budget:
+        cost = x if x > budget_from else 0
+        if budget is not None and spent + cost > budget:
             continue
         chosen.append(x)
-        spent += x
+        spent += cost
     return np.array(sorted(chosen), dtype=np.int64)

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import trim_mean
 
 from .. import _core, _validate
 from .._errors import OptionError
@@ -31,7 +30,9 @@ from .._format import format_size
 from .._memory import SAFE_MEMORY_SHARE, page_mode, safe_memory_limit
 from .._protocol import check_ranges
 from ..topology import Topology, bound_to
-from ._grid import refinement_sizes, sweep_sizes
+from ._grid import sweep_sizes
+from ._passes import run_passes
+from ._robust import bandwidth_per_size, per_size
 from ._options import CacheOptions
 from ._placement import Placement, classify, virtual_machine
 
@@ -44,10 +45,6 @@ _D = CacheOptions()
 LOAD_MIN_BYTES = 32 << 20
 #: Load sizes are whole 64-byte blocks (the C kernel's rule).
 LOAD_BLOCK = 64
-#: Refinement measures at most this share of the base sweep's bytes again
-#: (each size costs a few traversals of itself per pass): it bounds the time
-#: a noisy memory plateau, whose wobbles look like rises, could cost.
-REFINEMENT_BUDGET = 0.5
 
 
 @dataclass
@@ -63,8 +60,9 @@ class CacheSweep:
     accesses_per_sample: np.ndarray
     placements: list = field(default_factory=list)        #: one Placement per chase buffer
     bandwidth_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    bandwidth_samples: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))  #: bytes/s (sizes, passes, samples)
-    bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))                  #: bytes/s per size
+    #: bytes/s, shape (sizes, passes, samples)
+    bandwidth_samples: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))     #: bytes/s per size
     parameters: dict = field(default_factory=dict)
 
     def __iter__(self):
@@ -81,12 +79,16 @@ def default_max_size(topology: Topology) -> int:
 
 
 def default_stride(topology: Topology, pu: int | None = None) -> int:
-    """One slot per cache line: the line size hwloc reports for the first
-    level of `pu` (or of any data cache), 64 bytes if it reports none."""
+    """One slot per line of the cache with the longest lines among those of
+    `pu` (hwloc's line sizes; 64 bytes if it reports none). A cache with
+    shorter lines then sees one slot in every few of its lines, in as few
+    of its sets: the capacity a chase fills is still its size, so every
+    edge stays where it is, while no line holds two slots (which would turn
+    half the misses of a long-line cache into hits)."""
     caches = topology.data_caches_of(pu) if pu is not None else [c for c in topology.caches
                                                                  if c.kind != "instruction"]
-    lines = [c.line_size for c in sorted(caches, key=lambda c: c.level) if c.line_size > 0]
-    return int(lines[0]) if lines else 64
+    lines = [c.line_size for c in caches if c.line_size > 0]
+    return int(max(lines)) if lines else 64
 
 
 def check_parameters(min_size: int, max_size: int, stride: int, passes: int, samples: int, order: str, pages: str,
@@ -139,30 +141,6 @@ def check_pu(pu: int, topology: Topology) -> int:
     return int(pu)
 
 
-def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
-    """Mean over the last axis without the `trim` share at each end (SciPy's trimmed mean)."""
-    return np.asarray(trim_mean(per_pass, trim, axis=-1))
-
-
-def per_size(samples: np.ndarray) -> np.ndarray:
-    """(sizes, passes, samples) -> one value per size: the minimum of each
-    pass, then the trimmed mean across the passes a size has (passes a size
-    did not get are NaN)."""
-    out = np.empty(samples.shape[0])
-    for i, row in enumerate(samples):
-        # A size timed once per pass (long_slots) has NaN for its other samples.
-        finite = np.isfinite(row).any(axis=1)
-        mins = np.min(np.where(np.isfinite(row), row, np.inf), axis=1)[finite]
-        out[i] = robust_mean(mins[None, :])[0]
-    return out
-
-
-def bandwidth_per_size(samples: np.ndarray) -> np.ndarray:
-    """(sizes, passes, samples) bytes/s -> per size: the best sample of
-    each pass (interference only slows), the median across passes."""
-    return np.nanmedian(np.nanmax(samples, axis=2), axis=1)
-
-
 @dataclass
 class _Chase:
     """The fixed settings of every chase call of one sweep."""
@@ -185,59 +163,6 @@ class _Chase:
             page_mode=page_mode(self.pages), long_slots=self.long_slots)
         placement = classify(frames, huge, int(buffer_bytes), os.sysconf("SC_PAGE_SIZE"), self.vm)
         return ticks, ns, accesses, placement
-
-
-def _measure_sizes(chase: _Chase, sizes: np.ndarray, passes: int, seed: int, progress, label: str) -> tuple:
-    """`passes` passes over `sizes`, each on a new buffer in a new random
-    order: (ticks, ns) of shape (sizes, passes, samples), accesses per size,
-    and the placement of each pass's buffer."""
-    shape = (len(sizes), passes, chase.samples)
-    cyc, ns = np.empty(shape), np.empty(shape)
-    acc = np.zeros(len(sizes), dtype=np.int64)
-    placements = []
-    rng = np.random.default_rng(seed)
-    buffer_bytes = int(np.max(sizes))
-    for p in range(passes):
-        order = rng.permutation(len(sizes))
-        t, n, a, placement = chase.run(buffer_bytes, sizes[order], seed + 7919 * p)
-        cyc[order, p], ns[order, p], acc[order] = t, n, a
-        placements.append(placement)
-        if progress:
-            progress(f"{label}: pass {p + 1}/{passes} done")
-    return cyc, ns, acc, placements
-
-
-def _neighbours_extra(sizes, i, extra):
-    """True if a refined size lies between sizes[i] and one of its neighbours."""
-    lo = sizes[i - 1] if i > 0 else sizes[i]
-    hi = sizes[i + 1] if i + 1 < sizes.size else sizes[i]
-    return bool(np.any((extra > lo) & (extra < hi)))
-
-
-def _refine(chase, sizes, cyc, ns, acc, passes, seed, progress):
-    """Measure the refinement sizes of the first sweep's rises, with the
-    base sizes around them again in the same passes (pooled with their
-    first passes). Returns the merged, sorted arrays and the refined mask."""
-    refined = np.zeros(sizes.size, dtype=bool)
-    extra = refinement_sizes(sizes, per_size(cyc), stride=chase.stride,
-                             budget=REFINEMENT_BUDGET * float(np.sum(sizes)))
-    if not extra.size:
-        return sizes, cyc, ns, acc, refined, []
-    again = np.array([i for i in range(sizes.size) if _neighbours_extra(sizes, i, extra)], dtype=int)
-    todo = np.concatenate([extra, sizes[again]])
-    c2, n2, a2, placements = _measure_sizes(chase, todo, passes, seed + 1, progress, "refinement")
-    k = extra.size
-    pooled_c = np.concatenate([cyc, np.full_like(cyc, np.nan)], axis=1)
-    pooled_n = np.concatenate([ns, np.full_like(ns, np.nan)], axis=1)
-    pooled_c[again, passes:], pooled_n[again, passes:] = c2[k:], n2[k:]
-    extra_c = np.concatenate([c2[:k], np.full_like(c2[:k], np.nan)], axis=1)
-    extra_n = np.concatenate([n2[:k], np.full_like(n2[:k], np.nan)], axis=1)
-    sizes = np.concatenate([sizes, extra])
-    cyc, ns = np.concatenate([pooled_c, extra_c]), np.concatenate([pooled_n, extra_n])
-    acc = np.concatenate([acc, a2[:k]])
-    refined = np.concatenate([refined, np.ones(k, dtype=bool)])
-    keep = np.argsort(sizes, kind="stable")
-    return sizes[keep], cyc[keep], ns[keep], acc[keep], refined[keep], placements
 
 
 def measure_bandwidth(sizes: np.ndarray, passes: int, samples: int, pages: str, isa: str,
@@ -274,7 +199,8 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
             min_accesses: int = _D.min_accesses, warmup: int = _D.warmup, pu: int | None = _D.pu,
             pages: str = _D.pages, refine: bool = _D.refine, seed: int = _D.seed, window: int = _D.window,
             grid: str = _D.grid, bandwidth: bool = _D.bandwidth, isa: str = _D.isa,
-            long_slots: int = _D.long_slots, topology: Topology | None = None, progress: Callable[[str], None] | None = None) -> CacheSweep:
+            long_slots: int = _D.long_slots, topology: Topology | None = None,
+            progress: Callable[[str], None] | None = None) -> CacheSweep:
     """Sweep sizes: the latency of a pointer chase through every slot of a
     prefix of one buffer, and (bandwidth=True) the read bandwidth of
     streaming loads over the same sizes.
@@ -312,12 +238,10 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
         # tells the placement the order depends on.
         *_, probe = chase.run(int(sizes[-1]), sizes[:1], seed)
         chase.order = choose_order(order, probe)
-        cyc, ns, acc, placements = _measure_sizes(chase, sizes, passes, seed, progress, "cache sweep")
-        refined = np.zeros(sizes.size, dtype=bool)
-        if refine:
-            sizes, cyc, ns, acc, refined, more = _refine(chase, sizes, cyc, ns, acc, passes, seed, progress)
-            placements += more
-        bw_sizes, bw_samples, isa_used = (measure_bandwidth(sizes[~refined], passes, samples, pages, isa)
+        swept = run_passes(lambda todo, s: chase.run(int(np.max(todo)), todo, s), sizes, passes, samples, stride,
+                           refine, seed, progress)
+        base = swept.sizes[~swept.refined]
+        bw_sizes, bw_samples, isa_used = (measure_bandwidth(base, passes, samples, pages, isa)
                                           if bandwidth else (np.zeros(0, dtype=np.int64), np.zeros((0, 0, 0)), ""))
         if bandwidth and progress:
             progress("cache sweep: read bandwidth measured")
@@ -328,8 +252,8 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
               "refine": refine, "seed": seed, "window": window, "grid": grid, "kernel": "chase",
               "long_slots": long_slots,
               "isa": isa_used or None}
-    return CacheSweep(sizes=sizes, cycles=per_size(cyc), ns=per_size(ns), refined=refined, samples_cycles=cyc,
-                      samples_ns=ns, accesses_per_sample=acc, placements=placements, bandwidth_sizes=bw_sizes,
-                      bandwidth_samples=bw_samples,
+    return CacheSweep(sizes=swept.sizes, cycles=per_size(swept.ticks), ns=per_size(swept.ns), refined=swept.refined,
+                      samples_cycles=swept.ticks, samples_ns=swept.ns, accesses_per_sample=swept.accesses,
+                      placements=swept.placements, bandwidth_sizes=bw_sizes, bandwidth_samples=bw_samples,
                       bandwidth=bandwidth_per_size(bw_samples) if bw_sizes.size else np.zeros(0),
                       parameters=params)

@@ -94,8 +94,11 @@ def classify(frames: npt.ArrayLike, huge_bytes: float, buffer_bytes: int, page_s
     known = int(np.count_nonzero(frames >= 0))
     share = consecutive_share(frames) if known >= 2 else None
     huge = None if huge_bytes < 0 else min(float(huge_bytes) / buffer_bytes, 1.0)
-    common = dict(pages=int(frames.size), page_size=int(page_size), frames_known=known, consecutive_share=share,
-                  huge_share=huge, virtual_machine=vm)
+
+    def placement(kind: str, why: str) -> Placement:
+        return Placement(kind=kind, why=why, pages=int(frames.size), page_size=int(page_size), frames_known=known,
+                         consecutive_share=share, huge_share=huge, virtual_machine=vm)
+
     seen = []
     if huge is not None:
         seen.append(f"huge pages back {100 * huge:.0f}% of the buffer")
@@ -104,14 +107,14 @@ def classify(frames: npt.ArrayLike, huge_bytes: float, buffer_bytes: int, page_s
                 "too few frames known")
     evidence = "; ".join(seen)
     if vm:
-        return Placement(kind="unknown", why=f"virtual machine ({vm}): {evidence}, but these are the guest's "
-                                              "pages, placed by the host where this guest cannot see", **common)
+        return placement("unknown", f"virtual machine ({vm}): {evidence}, but these are the guest's "
+                                    "pages, placed by the host where this guest cannot see")
     if huge is not None and huge >= CONTIGUOUS_SHARE:
-        return Placement(kind="contiguous", why=evidence, **common)
+        return placement("contiguous", evidence)
     if share is not None:
         kind = "contiguous" if share >= CONTIGUOUS_SHARE else "random"
-        return Placement(kind=kind, why=evidence, **common)
-    return Placement(kind="unknown", why=evidence, **common)
+        return placement(kind, evidence)
+    return placement("unknown", evidence)
 
 
 def combined(placements: list[Placement]) -> Placement:

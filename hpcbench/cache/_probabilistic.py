@@ -157,7 +157,7 @@ def predicted_miss_rate(pages: npt.ArrayLike, p: npt.ArrayLike, ways: npt.ArrayL
 SELECTIONS = ("simplest", "mode")
 #: How cycles become miss rates: "range" as printed in Fig. 3 (min and max of
 #: the range), or "fit": hit time and miss overhead fitted per candidate.
-NORMALISATIONS = ("fit", "range")
+NORMALISATIONS = ("fit", "range", "anchored")
 DEFAULT_TOLERANCE = 0.25
 
 
@@ -165,7 +165,7 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
                   ways: npt.ArrayLike = DEFAULT_WAYS,
                   candidates: npt.ArrayLike | None = None, model: str = "lines", selection: str = "simplest",
                   tolerance: float = DEFAULT_TOLERANCE, normalisation: str = "fit",
-                  policies: tuple = ("lru",)) -> ProbabilisticFit:
+                  policies: tuple = ("lru",), anchors: tuple | None = None) -> ProbabilisticFit:
     """Estimate one physically indexed cache size from a range of the sweep.
 
     sizes: traversed array sizes (bytes) covering the rise of the curve, with
@@ -173,6 +173,10 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
     candidates: cache sizes to try (bytes); default: candidate_sizes over the
     span of `sizes`. policies: the replacement policies tried with the
     "lines" model (POLICIES); the best candidate over all of them wins.
+    anchors: (hit, miss), the plateaus before and after the rise (cycles),
+    for normalisation="anchored": the miss rate is then measured, not
+    fitted per candidate, which is what tells the policies apart (random
+    replacement reaches the next plateau far later than LRU).
     """
     sizes = np.asarray(sizes, dtype=float)
     cycles = np.asarray(cycles, dtype=float)
@@ -195,8 +199,10 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
     cs = candidates[:, None, None]
     k = ways_arr[None, :, None]
     p = k * page_size / cs
-    per_policy = [_divergences(predicted_miss_rate(pages[None, None, :], p, k, model, pol), cycles, normalisation)
-                  for pol in policies]
+    if normalisation == "anchored" and (anchors is None or not anchors[1] > anchors[0]):
+        raise ValueError(f"anchored normalisation needs anchors (hit, miss) with miss > hit, got {anchors!r}")
+    per_policy = [_divergences(predicted_miss_rate(pages[None, None, :], p, k, model, pol), cycles, normalisation,
+                               anchors) for pol in policies]
     which = np.argmin(np.stack(per_policy), axis=0)               # the better policy per (size, ways)
     divergence = np.min(np.stack(per_policy), axis=0)
     # A page set must hold at least one page: K * PS <= CS.
@@ -220,10 +226,15 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
                             best=tuple(best), policy=policies[int(which[row, ki])])
 
 
-def _divergences(predicted: np.ndarray, cycles: np.ndarray, normalisation: str) -> np.ndarray:
+def _divergences(predicted: np.ndarray, cycles: np.ndarray, normalisation: str,
+                 anchors: tuple | None = None) -> np.ndarray:
     """How far each candidate's predicted miss rates (candidates, ways,
     sizes) lie from the measured cycles: (candidates, ways)."""
-    if normalisation == "range":
+    if normalisation == "anchored":
+        hit, miss = anchors                     # type: ignore[misc]
+        mr = (cycles - hit) / (miss - hit)
+        divergence = np.abs(mr[None, None, :] - predicted).sum(axis=2)
+    elif normalisation == "range":
         # The paper: hit time = min C, miss overhead = max C - min C.
         mr = miss_rates(cycles)
         divergence = np.abs(mr[None, None, :] - predicted).sum(axis=2)

@@ -22,7 +22,7 @@ from scipy.optimize import isotonic_regression
 DEFAULT_STEP_THRESHOLD = 0.02
 #: A gradient valley splits a rise in two when its excess over 1 is at most
 #: this fraction of the smaller of the peaks on either side.
-VALLEY_DEPTH = 0.35
+VALLEY_DEPTH = 0.5
 #: Each piece of a rise split at a valley must climb by this factor.
 MIN_SPLIT_RISE = 2.0
 #: A step this many times steeper (in excess over 1) than every earlier step

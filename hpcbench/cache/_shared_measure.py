@@ -23,7 +23,7 @@ from ._options import CacheOptions, SharedOptions
 _C, _S = CacheOptions(), SharedOptions()
 
 
-def measure_co_runs(plan: PairPlan, corun_size: int, stride: int = _C.stride, order: str = "windowed",
+def measure_co_runs(plan: PairPlan, corun_size: int, stride: int = 64, order: str = "windowed",
                     window: int = _C.window, pages: str = _C.pages, samples: int = _S.samples,
                     rounds: int = _S.rounds, min_accesses: int = 1 << 18, seed: int = _S.seed,
                     progress: Callable[[str], None] | None = None, label: str = "") -> dict:
