@@ -97,11 +97,13 @@ def traverse_check(array_bytes: int, stride_bytes: int, order: int = ..., min_ac
     window_bytes, min_accesses, samples, page_mode)."""
 
 def copy_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1,
-              page_mode: int = ...) -> tuple[_F64, _F64]:
+              page_mode: int = ...) -> tuple[_F64, _F64, _F64, _F64]:
     """STREAM copy of array_bytes (bytes, a multiple of 64) on every PU at once.
 
-    Returns (ns, ticks) of each copy, shape (len(pus), repetitions). Bandwidth
-    counts 2 * array_bytes per copy.
+    Returns (ns, ticks, start_ns, end_ns) of each copy, shape (len(pus),
+    repetitions). start_ns and end_ns are CLOCK_MONOTONIC readings, in ns
+    after one reading taken before any member started, so they compare across
+    members (end_ns - start_ns == ns). Bandwidth counts 2 * array_bytes per copy.
     """
 
 def copy_check(array_bytes: int, repetitions: int, warmup: int = 1, page_mode: int = ...) -> None:
