@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from paper_machines import dunnington, finis_terrae, finis_terrae_relative_bandwidth
 
-from hpcbench.memory import (UNEVEN_CORES, aggregate_bandwidth, analyze_memory_overhead, analyze_scalability,
-                             pair_aggregate, pair_bandwidth, run_aggregate, uneven_cores_warning)
+from hpcbench.memory import (OVERSTATED, UNEVEN_CORES, aggregate_bandwidth, analyze_memory_overhead,
+                             analyze_scalability, pair_aggregate, pair_bandwidth, run_aggregate, uneven_cores_warning)
 from hpcbench.topology import plan_pairs
 
 REFERENCE = 5e9
@@ -168,8 +168,18 @@ def test_uneven_cores_are_warned_with_how_much_the_sum_overstates():
     assert uneven_cores_warning([even, ("alone", [5e9], 5e9)]) is None
     slow = ("pair 0-1", [10e9, 0.5 * 10e9], 10e9)       # the sum, 15e9, is 1.5x what the memory delivered
     line = uneven_cores_warning([even, slow])
-    assert line is not None and "pair 0-1 (0.50)" in line and "1.50x" in line and "node" not in line
+    assert line is not None and "pair 0-1 (slowest core 0.50 x the fastest, sum 1.50 x the aggregate)" in line
+    assert "node" not in line
     assert uneven_cores_warning([("edge", [10e9, UNEVEN_CORES * 10e9], 18e9)]) is None
+
+
+def test_cores_taking_turns_are_warned_though_their_medians_are_even():
+    # Each core fast in most repetitions, slow in the others: even medians,
+    # but every repetition waited for a slow core.
+    turns = ("node with 2 cores", [30e9, 29e9], 22e9)
+    line = uneven_cores_warning([turns])
+    assert line is not None and "sum 2.68 x the aggregate" in line
+    assert uneven_cores_warning([("edge", [10e9, 10e9], 20e9 / OVERSTATED)]) is None
 
 
 def test_levels_carry_the_mean_aggregate_of_their_tested_pairs():
