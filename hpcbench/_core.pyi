@@ -135,11 +135,13 @@ def load_supported(isa: int) -> bool:
     """Whether this CPU runs load_sweep's loop with that ISA_* instruction set."""
 
 def copy_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1,
-              page_mode: int = ...) -> tuple[_F64, _F64]:
+              page_mode: int = ...) -> tuple[_F64, _F64, _F64, _F64]:
     """STREAM copy of array_bytes (bytes, a multiple of 64) on every PU at once.
 
-    Returns (ns, ticks) of each copy, shape (len(pus), repetitions). Bandwidth
-    counts 2 * array_bytes per copy.
+    Returns (ns, ticks, start_ns, end_ns) of each copy, shape (len(pus),
+    repetitions). start_ns and end_ns are CLOCK_MONOTONIC readings, in ns
+    after one reading taken before any member started, so they compare across
+    members (end_ns - start_ns == ns). Bandwidth counts 2 * array_bytes per copy.
     """
 
 def copy_check(array_bytes: int, repetitions: int, warmup: int = 1, page_mode: int = ...) -> None:

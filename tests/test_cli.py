@@ -4,9 +4,11 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import hpcbench
+from hpcbench._results import record_from_dict
 from hpcbench.topology import Topology
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -91,7 +93,13 @@ def test_node_benchmarks_give_partitions_of_the_cores(node_run):
     assert memory["derived"]["overhead"]["reference"] > 0
     node = memory["derived"]["scalability"][-1]
     assert node["group"] == "node" and [p["cores"] for p in node["points"]] == list(range(1, len(pus) + 1))
+    assert all(p["aggregate"] > 0 for p in node["points"]) and all(p["aggregate"] for p in memory["derived"]["pairs"])
+    raw_node = memory["raw"]["scalability"][-1]
+    assert [np.shape(x) for x in raw_node["start_ns"]] == [np.shape(x) for x in raw_node["bandwidth"]]
+    assert np.shape(memory["raw"]["together_end_ns"]) == np.shape(memory["raw"]["together"])
+    assert record_from_dict(memory.to_dict(), "memory").to_dict() == memory.to_dict()
     assert "shared caches on" in proc.stdout and "memory access on" in proc.stdout
+    assert "GB/s per core/aggregate" in proc.stdout
 
 
 def test_show_prints_the_summary(small_run):

@@ -167,12 +167,19 @@ def test_team_refuses_a_pu_twice():
 
 def test_copy_team_times_every_repetition_of_every_member():
     pus = _core.thread_binding()
-    ns, ticks = _core.copy_team(pus, 1 << 20, 4, warmup=1)
-    assert ns.shape == ticks.shape == (len(pus), 4)
+    ns, ticks, start, end = _core.copy_team(pus, 1 << 20, 4, warmup=1)
+    assert ns.shape == ticks.shape == start.shape == end.shape == (len(pus), 4)
     assert np.all(ns > 0) and np.all(ticks > 0)
     # The TSC and the clock tell the same time (within scheduling noise).
     ratio = ticks.sum() / ns.sum()
     assert 0.1 < ratio < 10
+    # Starts and ends are readings of one clock after one origin: each copy
+    # ends after it starts, by its duration, and the next starts after it.
+    assert np.all(start >= 0) and np.array_equal(end - start, ns)
+    assert np.all(start[:, 1:] >= end[:, :-1])
+    # Members start each repetition together (after one phase), so every
+    # member's repetition r starts after every member's repetition r-1 ended.
+    assert np.all(start[:, 1:].min(axis=0) >= end[:, :-1].max(axis=0))
 
 
 @pytest.mark.parametrize("kwargs, parameter, rule", [

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from paper_machines import dunnington, finis_terrae, finis_terrae_relative_bandwidth
 
-from hpcbench.memory import analyze_memory_overhead, analyze_scalability, pair_bandwidth
+from hpcbench.memory import (OVERSTATED, UNEVEN_CORES, aggregate_bandwidth, analyze_memory_overhead,
+                             analyze_scalability, pair_aggregate, pair_bandwidth, run_aggregate, uneven_cores_warning)
 from hpcbench.topology import plan_pairs
 
 REFERENCE = 5e9
@@ -88,3 +89,106 @@ def test_scalability_totals():
     assert [p["cores"] for p in points] == [1, 2, 3]
     assert points[1]["total"] == pytest.approx(14e9)
     assert points[2]["slowest_core"] == 4e9 and points[2]["total"] == pytest.approx(14e9)
+
+
+BYTES = 2 * (128 << 20)      # bytes per copy of 128 MiB arrays
+
+
+def timed(durations_ms, skew_ns=0.0, gap_ns=1e5):
+    """Hand-made starts and ends (members, repetitions) in ns: member m's
+    copies last durations_ms[m] ms, member m starts m * skew_ns late, and
+    each repetition starts gap_ns after the previous one's last end."""
+    d = np.asarray(durations_ms, dtype=float)
+    d = d[:, None] if d.ndim == 1 else d
+    members, reps = d.shape[0], max(d.shape[1], 3)
+    d = np.broadcast_to(d, (members, reps)) * 1e6
+    start, end = np.empty((members, reps)), np.empty((members, reps))
+    t = 0.0
+    for r in range(reps):
+        start[:, r] = t + skew_ns * np.arange(members)
+        end[:, r] = start[:, r] + d[:, r]
+        t = end[:, r].max() + gap_ns
+    return start, end, BYTES / (d * 1e-9)     # and each member's own rate, bytes/s
+
+
+def test_aggregate_of_equal_cores_is_the_sum_of_their_rates():
+    start, end, rates = timed([10.0, 10.0, 10.0, 10.0])
+    aggregate = aggregate_bandwidth(BYTES, start, end)
+    assert aggregate.shape == (start.shape[1],)
+    assert aggregate == pytest.approx(rates.sum(axis=0))
+    assert aggregate == pytest.approx(4 * BYTES / 10e-3)
+
+
+def test_aggregate_with_one_core_twice_as_slow_counts_the_slow_core_s_span():
+    start, end, rates = timed([10.0, 20.0])
+    aggregate = run_aggregate(BYTES, start, end)
+    assert aggregate == pytest.approx(2 * BYTES / 20e-3)             # all bytes over the slow core's span
+    # The sum of rates, 1/10 + 1/20 of the bytes per ms, is 1.5x that.
+    assert rates[:, 0].sum() / aggregate == pytest.approx(1.5)
+
+
+def test_aggregate_counts_from_the_first_start():
+    start, end, _ = timed([10.0, 10.0], skew_ns=1e6)                 # the second member starts 1 ms late
+    assert run_aggregate(BYTES, start, end) == pytest.approx(2 * BYTES / 11e-3)
+
+
+def test_aggregate_of_one_core_is_its_rate():
+    start, end, rates = timed([[10.0, 12.0, 11.0]])
+    assert aggregate_bandwidth(BYTES, start, end) == pytest.approx(rates[0])
+
+
+def test_run_aggregate_is_the_median_over_repetitions():
+    # One repetition in which the second core was held up 5x does not move
+    # the median; the mean over repetitions would.
+    start, end, _ = timed([[10.0, 10.0, 10.0], [10.0, 50.0, 10.0]])
+    assert run_aggregate(BYTES, start, end) == pytest.approx(2 * BYTES / 10e-3)
+
+
+def test_pair_aggregate_is_the_median_over_rounds():
+    rounds = [timed([10.0, 10.0]), timed([10.0, 20.0]), timed([10.0, 40.0])]
+    start = np.stack([s for s, _, _ in rounds])
+    end = np.stack([e for _, e, _ in rounds])
+    assert start.shape == (3, 2, 3)
+    assert pair_aggregate(BYTES, start, end) == pytest.approx(2 * BYTES / 20e-3)
+
+
+def test_scalability_points_carry_the_aggregate():
+    runs = [timed([10.0]), timed([10.0, 20.0])]
+    points = analyze_scalability([r for _, _, r in runs], BYTES, [s for s, _, _ in runs], [e for _, e, _ in runs])
+    assert points[0].aggregate == pytest.approx(points[0].total)
+    assert points[1].total == pytest.approx(BYTES / 10e-3 + BYTES / 20e-3)
+    assert points[1].aggregate == pytest.approx(2 * BYTES / 20e-3) and points[1].all_cores == points[1].aggregate
+    # Without the times (files from before them) there is no aggregate.
+    old = analyze_scalability([r for _, _, r in runs])
+    assert [p.aggregate for p in old] == [None, None] and old[1].all_cores == old[1].total
+
+
+def test_uneven_cores_are_warned_with_how_much_the_sum_overstates():
+    even = ("node with 2 cores", [10e9, 9e9], 19e9)
+    assert uneven_cores_warning([even, ("alone", [5e9], 5e9)]) is None
+    slow = ("pair 0-1", [10e9, 0.5 * 10e9], 10e9)       # the sum, 15e9, is 1.5x what the memory delivered
+    line = uneven_cores_warning([even, slow])
+    assert line is not None and "pair 0-1 (slowest core 0.50 x the fastest, sum 1.50 x the aggregate)" in line
+    assert "node" not in line
+    assert uneven_cores_warning([("edge", [10e9, UNEVEN_CORES * 10e9], 18e9)]) is None
+
+
+def test_cores_taking_turns_are_warned_though_their_medians_are_even():
+    # Each core fast in most repetitions, slow in the others: even medians,
+    # but every repetition waited for a slow core.
+    turns = ("node with 2 cores", [30e9, 29e9], 22e9)
+    line = uneven_cores_warning([turns])
+    assert line is not None and "sum 2.68 x the aggregate" in line
+    assert uneven_cores_warning([("edge", [10e9, 10e9], 20e9 / OVERSTATED)]) is None
+
+
+def test_levels_carry_the_mean_aggregate_of_their_tested_pairs():
+    plan = plan_pairs(finis_terrae(), mode="all")
+    data = synthetic(plan, finis_terrae_relative_bandwidth)
+    aggregates = {p: 1.5 * v[1] for p, v in data.items()}
+    result = analyze_memory_overhead(data, plan, aggregates=aggregates)
+    assert result.levels
+    for lv in result.levels:
+        assert lv.aggregate == pytest.approx(1.5 * lv.bandwidth)
+        assert result.to_record().levels[result.levels.index(lv)].aggregate == lv.aggregate
+    assert all(lv.aggregate is None for lv in analyze_memory_overhead(data, plan).levels)

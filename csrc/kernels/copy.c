@@ -81,8 +81,12 @@ static int copy_member(void *arg, size_t member)
         uint64_t t1 = hpcb_ticks();
         uint64_t n1 = hpcb_now_ns();
         HPCB_COMPILER_BARRIER();
-        out->ns[member * reps + r] = (double)(n1 - n0);
-        out->ticks[member * reps + r] = (double)(t1 - t0);
+        size_t at = member * reps + r;
+        out->ns[at] = (double)(n1 - n0);
+        out->ticks[at] = (double)(t1 - t0);
+        /* Differences of whole ns since origin_ns, exact in a double for 104 days. */
+        out->start_ns[at] = (double)(n0 - out->origin_ns);
+        out->end_ns[at] = (double)(n1 - out->origin_ns);
         done++;
     }
 
@@ -97,7 +101,13 @@ static int copy_member(void *arg, size_t member)
 
 int hpcb_copy_run(const struct hpcb_copy_params *p, struct hpcb_copy_out *out)
 {
-    int rc = hpcb_contract_start(hpcb_copy_check(p, NULL), out != NULL && out->ns != NULL && out->ticks != NULL);
+    int rc = hpcb_contract_start(hpcb_copy_check(p, NULL), out != NULL && out->ns != NULL && out->ticks != NULL &&
+                                                              out->start_ns != NULL && out->end_ns != NULL);
+    if (rc != HPCB_OK)
+        return rc;
+    /* Read before the members exist (creating them orders this write before
+     * their reads), so every start and end is later. */
+    out->origin_ns = hpcb_now_ns();
     struct hpcb_team_job job = {.params = p, .out = out};
-    return rc != HPCB_OK ? rc : hpcb_team_run(&p->team, copy_member, &job, &job.phase);
+    return hpcb_team_run(&p->team, copy_member, &job, &job.phase);
 }

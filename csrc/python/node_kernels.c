@@ -104,10 +104,13 @@ static PyObject *copy_team(PyObject *self, PyObject *args, PyObject *kwargs)
                                      &warmup, &p->page_mode) ||
         copy_sizes(self, p, array_bytes, repetitions, warmup) != 0 || glue_pus(self, &c, pus, &p->team) != 0)
         return NULL;
-    /* Each member's time of each repetition, in ns and in ticks. */
+    /* Each member's time of each repetition, in ns and in ticks, and when
+     * it started and ended on the clock all members share. */
     const struct glue_samples samples[] = {{&c.out.copy.ns, p->team.npus, p->repetitions},
-                                           {&c.out.copy.ticks, p->team.npus, p->repetitions}};
-    return glue_run(self, &c, hpcb_copy_check(p, &c.why), samples, 2, "");
+                                           {&c.out.copy.ticks, p->team.npus, p->repetitions},
+                                           {&c.out.copy.start_ns, p->team.npus, p->repetitions},
+                                           {&c.out.copy.end_ns, p->team.npus, p->repetitions}};
+    return glue_run(self, &c, hpcb_copy_check(p, &c.why), samples, 4, "");
 }
 
 static PyObject *copy_check(PyObject *self, PyObject *args, PyObject *kwargs)
@@ -161,8 +164,9 @@ static PyMethodDef node_methods[] = {
      "traverse_check(array_bytes, stride_bytes, order=ORDER_SEQUENTIAL, min_accesses=1, samples=1, "
      "page_mode=PAGES_NORMAL, window_bytes=131072) -> None if traverse would accept them; else ParameterError"},
     {"copy_team", GLUE_KEYWORDS(copy_team),
-     "copy_team(pus, array_bytes, repetitions, warmup=1, page_mode=PAGES_NORMAL) -> (ns, ticks) of each copy of "
-     "array_bytes, 2-D arrays (members x repetitions)"},
+     "copy_team(pus, array_bytes, repetitions, warmup=1, page_mode=PAGES_NORMAL) -> (ns, ticks, start_ns, end_ns) "
+     "of each copy of array_bytes, 2-D arrays (members x repetitions); start_ns and end_ns on CLOCK_MONOTONIC, "
+     "ns after a reading taken before any member started, comparable across members"},
     {"copy_check", GLUE_KEYWORDS(copy_check), "copy_check(array_bytes, repetitions, warmup=1, "
      "page_mode=PAGES_NORMAL) -> None if copy_team would accept them (its PUs aside); else ParameterError"},
     {"daxpy_times", daxpy_times, METH_VARARGS,

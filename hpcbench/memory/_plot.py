@@ -30,16 +30,20 @@ def plot_pair_bandwidth(record: MemoryRecord, ax: Any) -> None:
 
 
 def plot_scalability(record: MemoryRecord, per_core_ax: Any, total_ax: Any) -> None:
-    """Per-core and total bandwidth as more cores of each group copy at once."""
+    """Per-core and aggregate bandwidth as more cores of each group copy at
+    once (records from before the aggregate: the sum of per-core rates,
+    marked so in the legend)."""
     for sc in record.derived.scalability:
         cores = [p.cores for p in sc.points]
         label = f"{sc.group} {sc.cores}"
         per_core_ax.plot(cores, [p.per_core / 1e9 for p in sc.points], "o-", label=label)
-        total_ax.plot(cores, [p.total / 1e9 for p in sc.points], "o-", label=label)
+        summed = any(p.aggregate is None for p in sc.points)
+        total_ax.plot(cores, [(p.total if summed else p.all_cores) / 1e9 for p in sc.points], "o-",
+                      label=f"{label} (sum of per-core rates)" if summed else label)
         for ax in (per_core_ax, total_ax):
             ax.set_xticks(cores)
     per_core_ax.set_ylabel("GB/s per core")
-    total_ax.set_ylabel("GB/s in total")
+    total_ax.set_ylabel("GB/s, all cores (aggregate)")
     for ax in (per_core_ax, total_ax):
         ax.set_xlabel("cores copying at once")
         ax.legend(fontsize=8)

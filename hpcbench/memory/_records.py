@@ -29,10 +29,13 @@ class MemoryParameters(Mapping):
 @dataclass(kw_only=True)
 class ScalabilitySamples(Mapping):
     """Raw bandwidths of one scalability run: per number of cores k, an
-    array (k, repetitions) in bytes/s per core."""
+    array (k, repetitions) in bytes/s per core, and when each copy started
+    and ended (ns after the run's first start, one clock for all cores)."""
     group: str
     cores: list[int]
     bandwidth: Any                  #: per k, (k, repetitions) bytes/s per core
+    start_ns: Any = optional()      #: per k, (k, repetitions) ns; absent in files from before aggregates
+    end_ns: Any = optional()
 
 
 @dataclass(kw_only=True)
@@ -43,16 +46,19 @@ class MemoryRaw(Mapping):
     alone: Any                      #: (pairs, rounds, 2, repetitions) bytes/s per core
     together: Any
     scalability: list[ScalabilitySamples]
+    together_start_ns: Any = optional()   #: like together: ns after the first start of that copy run
+    together_end_ns: Any = optional()
 
 
 @dataclass(kw_only=True)
 class PairBandwidth(Mapping):
-    """One tested pair: bandwidth per core alone and together (bytes/s)
-    and their ratio."""
+    """One tested pair: bandwidth per core alone and together (bytes/s),
+    their ratio, and what both together delivered (bytes/s)."""
     pair: Pair
     reference: float                #: bytes/s per core, the pair's cores alone
     bandwidth: float                #: bytes/s per core, both copying
     relative: float
+    aggregate: float | None = optional()   #: bytes/s, both cores' bytes over the first start to the last end
 
 
 @dataclass(kw_only=True)
@@ -63,6 +69,7 @@ class OverheadLevelRecord(Mapping):
     relative: float
     pairs: list[Pair]
     groups: list[list[int]]
+    aggregate: float | None = optional()   #: bytes/s of a pair together, mean over the tested pairs
 
 
 @dataclass(kw_only=True)
@@ -78,10 +85,19 @@ class OverheadRecord(Mapping):
 
 @dataclass(kw_only=True)
 class ScalabilityPoint(Mapping):
+    """k cores copying at once: their own rates (bytes/s; mean, slowest and
+    sum) and the aggregate, all bytes over the first start to the last end."""
     cores: One
-    per_core: float                 #: bytes/s, mean over cores
+    per_core: float                 #: bytes/s, mean over cores of each core's own rate
     slowest_core: float
-    total: float
+    total: float                    #: bytes/s, the sum of the cores' own rates (overstates when they differ)
+    aggregate: float | None = optional()   #: bytes/s the memory delivered; absent in files from before it
+
+    @property
+    def all_cores(self) -> float:
+        """Bytes/s of the k cores together: the aggregate, or in files from
+        before it the sum of their rates (`show` and the plots say which)."""
+        return self.total if self.aggregate is None else self.aggregate
 
 
 @dataclass(kw_only=True)
