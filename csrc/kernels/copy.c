@@ -72,7 +72,8 @@ static int copy_member(void *arg, size_t member)
      * so the team reports the failure of the member that had it. */
     size_t done = 0;
     for (size_t r = 0; r < reps; r++) {
-        if (!hpcb_phase_wait(&job->phase, rc == HPCB_OK))
+        /* Sleep, not spin, while a slower member finishes its copy (phase.h). */
+        if (!hpcb_phase_wait_idle(&job->phase, rc == HPCB_OK))
             break;
         HPCB_COMPILER_BARRIER();
         uint64_t n0 = hpcb_now_ns();
