@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from .. import _validate
 from ._joint import PageSetLevel, refit_jointly
-from ._probabilistic import POLICIES, estimate_size, significant_bits
+from ._probabilistic import DEFAULT_WAYS, POLICIES, estimate_size, significant_bits
 from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises, gradient, monotone_fit
 
 PLACEMENTS = ("contiguous", "random", "unknown")
@@ -102,7 +102,8 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
                     refined: npt.ArrayLike | None = None, placement: str = "unknown",
                     step_threshold: float = DEFAULT_STEP_THRESHOLD,
                     min_rise: float = DEFAULT_MIN_RISE, model: str = "lines",
-                    selection: str = "simplest", policies: tuple = POLICIES) -> list[CacheLevel]:
+                    selection: str = "simplest", policies: tuple = POLICIES,
+                    ways: tuple | None = None) -> list[CacheLevel]:
     """Cache levels, smallest first, from sizes (bytes) and cycles per access.
 
     placement: "contiguous" (huge pages or consecutive frames: every level by
@@ -110,7 +111,11 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     model). page_size (bytes) is the base page the page-set model assumes.
     refined, if given, is a boolean mask of sizes added by refinement: rises
     are detected on the other sizes (the base grid, whose steps the
-    thresholds assume), and every size feeds the estimates.
+    thresholds assume), and every size feeds the estimates. ways: the
+    associativities the page-set model may assume (default: 1 to 64); the
+    cache benchmark passes hwloc's, which CPUID reports reliably where the
+    sizes are in question, so that the fit cannot trade a wrong
+    associativity for a wrong size.
     """
     sizes = _validate.sweep_array("sizes", sizes)
     cycles = _validate.sweep_array("cycles", cycles)
@@ -132,6 +137,9 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         raise ValueError("refined must be a boolean mask like sizes, leaving at least 3 base sizes")
 
     base_sizes = sizes[base]
+    ways = DEFAULT_WAYS if not ways else tuple(sorted({int(k) for k in ways}))
+    if any(k < 1 for k in ways):
+        raise ValueError(f"ways must be positive associativities, got {ways}")
     fit = monotone_fit(cycles)
     rises = find_rises(cycles[base], step_threshold, min_rise, sizes=base_sizes)
     found: list = []              # per rise: a CacheLevel (edge) or a PageSetLevel to fit jointly
@@ -153,11 +161,16 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         hi = base_sizes[rise.end if rise.cut_after else min(rise.end + 1, base_sizes.size - 1)]
         inside = (sizes >= lo) & (sizes <= hi)
         first = estimate_size(sizes[inside], fit[inside], page_size=page_size, model=model, selection=selection,
-                              policies=policies)
+                              policies=policies, ways=ways)
         found.append((PageSetLevel(fit=first, lo=float(lo), hi=float(hi)), number, a, plateau))
     page_set = [f[0] for f in found if isinstance(f, tuple)]
     if model == "lines" and page_set:
-        page_set = refit_jointly(sizes, fit, page_set, page_size, policies, selection)
+        # Where the placement is unknown (a virtual machine: the host places
+        # the guest's pages), the curve decides between scattered and evenly
+        # coloured pages, as it decides the policy.
+        placements = ("random", "even") if placement == "unknown" else ("random",)
+        page_set = refit_jointly(sizes, fit, page_set, page_size, policies, selection, placements=placements,
+                                 ways=ways)
     joint = iter(page_set)
     levels = []
     for f in found:
@@ -166,8 +179,13 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
             continue
         _, number, a, plateau = f
         lv = next(joint)
-        why = (f"{placement} placement: page sets overflow at random before the cache is full, so the page-set "
-               "model is fitted to the whole rise (together with overlapping levels)")
+        if lv.fit.placement == "even":
+            why = (f"{placement} placement: the page-set model fitted to the whole rise (together with overlapping "
+                   "levels) under scattered and under evenly coloured pages; the curve fits evenly coloured pages "
+                   "better")
+        else:
+            why = (f"{placement} placement: page sets overflow at random before the cache is full, so the page-set "
+                   "model is fitted to the whole rise (together with overlapping levels)")
         levels.append(CacheLevel(level=number, size=lv.fit.size, method="probabilistic", range=(int(lv.lo), int(lv.hi)),
                                  ways=lv.fit.ways, divergence=lv.fit.divergence, policy=lv.fit.policy, why=why,
                                  onset=a, plateau=plateau))

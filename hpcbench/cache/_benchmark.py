@@ -11,7 +11,7 @@ from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._analysis import CacheLevel, estimate_levels, gradient, memory_plateau, plateau_value
-from ._compare import AGREEMENT, judge
+from ._compare import AGREEMENT, hwloc_ways, judge
 from ._measure import CacheSweep, check_parameters, check_pu, default_max_size, default_stride, measure
 from ._options import CacheOptions
 from ._placement import Placement, combined
@@ -162,9 +162,9 @@ class CacheBenchmark(Benchmark):
     def run(self, ctx: Context) -> CacheRecord:
         sweep = measure(**dataclasses.asdict(ctx.options), topology=ctx.topology, progress=ctx.progress)
         placement = combined(sweep.placements)
-        levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                                 refined=sweep.refined, placement=placement.kind)
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
+        levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
+                                 refined=sweep.refined, placement=placement.kind, ways=hwloc_ways(hw))
         unstable = unstable_sizes(sweep.samples_cycles)
         compared, missing = measured_levels(sweep, levels, hw)
         # A pass a size did not have is NaN: each size's set is its measured timings.
@@ -212,7 +212,7 @@ class CacheBenchmark(Benchmark):
         if m is not None:
             latency = "-" if m.latency_cycles is None else f"{m.latency_cycles:.1f} / {m.latency_ns or 0:.1f}"
             bandwidth = "-" if m.bandwidth is None else f"{m.bandwidth / 1e9:.0f}"
-            lines.append(f"  {'memory':<6}{'from ' + format_size(m.from_size):>12}{'':>15}{latency:>15}"
+            lines.append(f"  {'memory':<6}{format_size(m.from_size):>12}{'plateau from':>15}{latency:>15}"
                          f"{bandwidth:>8}")
         else:
             lines.append("  memory: not reached (the curve still rises at the largest size; raise --cache-max)")

@@ -88,6 +88,12 @@ def _effective_matches(measured: list[int], hwloc: list, matches: list) -> list:
     return matches
 
 
+def hwloc_ways(caches: list) -> tuple:
+    """The associativities hwloc reports for the caches past the first
+    (those the page-set model sizes); empty (any) where it reports none."""
+    return tuple(sorted({c.associativity for c in caches if c.level > 1 and c.associativity > 0}))
+
+
 def judge(measured: list[int], hwloc: list) -> tuple[list[Verdict], list[str]]:
     """Verdicts for measured sizes (bytes, increasing) against hwloc's
     caches (objects with .level and .size), and the words for hwloc's caches

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._probabilistic import ProbabilisticFit, candidate_sizes, estimate_size, predicted_miss_rate
+from ._probabilistic import DEFAULT_WAYS, ProbabilisticFit, candidate_sizes, estimate_size, predicted_miss_rate
 
 JOINT_ITERATIONS = 3
 #: The alternating fit tries sizes within this factor of each level's current estimate.
@@ -56,7 +56,7 @@ def miss_rate(sizes: np.ndarray, fit: ProbabilisticFit, page_size: int) -> np.nd
     """A fitted level's page-set miss rate at `sizes` (bytes)."""
     pages = np.asarray(sizes, dtype=float) / page_size
     return predicted_miss_rate(pages, fit.ways * page_size / fit.size, np.full(pages.shape, fit.ways),
-                               "lines", fit.policy)
+                               "lines", fit.policy, fit.placement)
 
 
 def plateaus(sizes: np.ndarray, cycles: np.ndarray, rates: list) -> np.ndarray:
@@ -69,7 +69,8 @@ def plateaus(sizes: np.ndarray, cycles: np.ndarray, rates: list) -> np.ndarray:
 
 
 def _alternate(s: np.ndarray, y: np.ndarray, levels: list[PageSetLevel], page_size: int, policies: list,
-               selection: str, iterations: int) -> tuple[list[PageSetLevel], float]:
+               selection: str, iterations: int, placement: str = "random",
+               ways: tuple = DEFAULT_WAYS) -> tuple[list[PageSetLevel], float]:
     """The alternating fit with one policy per level; the levels and the
     mean absolute residual of the whole model (cycles)."""
     for _ in range(iterations):
@@ -87,7 +88,7 @@ def _alternate(s: np.ndarray, y: np.ndarray, levels: list[PageSetLevel], page_si
             near = candidate_sizes(max(lv.fit.size / NEAR, s[inside].min()), min(lv.fit.size * NEAR, s[inside].max()))
             fit = estimate_size(s[inside], own[inside], page_size=page_size, policies=(policies[k],),
                                 selection=selection, normalisation="anchored", anchors=(h[k], h[k + 1]),
-                                candidates=near if near.size else None)
+                                candidates=near if near.size else None, placement=placement, ways=ways)
             refitted.append(PageSetLevel(fit=fit, lo=lv.lo, hi=lv.hi))
         levels = refitted
     rates = [miss_rate(s, lv.fit, page_size) for lv in levels]
@@ -98,7 +99,8 @@ def _alternate(s: np.ndarray, y: np.ndarray, levels: list[PageSetLevel], page_si
 
 def refit_jointly(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLevel], page_size: int,
                   policies: tuple, selection: str = "simplest",
-                  iterations: int = JOINT_ITERATIONS) -> list[PageSetLevel]:
+                  iterations: int = JOINT_ITERATIONS, placements: tuple = ("random",),
+                  ways: tuple = DEFAULT_WAYS) -> list[PageSetLevel]:
     """The page-set levels of one sweep (smallest first, each with an
     estimate from its own rise) fitted together, as the module says: for
     every assignment of the policies to the levels, the alternating fit
@@ -106,20 +108,24 @@ def refit_jointly(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLev
     whole model lies closest to the curve wins. The curve is used from the
     first level's range on. Every assignment is tried (two policies and
     at most a few page-set levels: a handful of fits), with RANDOM_PENALTY
-    per random level."""
+    per random level; and each of `placements` for all the levels at once
+    (the buffer's placement is one: where it is unknown, the curve tells
+    whether its pages were evenly coloured or scattered)."""
     if not levels:
         return levels
     keep = sizes >= levels[0].lo
     s, y = sizes[keep], cycles[keep]
     best: tuple | None = None
-    for assignment in itertools.product(policies, repeat=len(levels)):
+    for placement, assignment in itertools.product(placements, itertools.product(policies, repeat=len(levels))):
         start = []
         for lv, policy in zip(levels, assignment):
             inside = (sizes >= lv.lo) & (sizes <= lv.hi)
-            fit = lv.fit if lv.fit.policy == policy else estimate_size(
-                sizes[inside], cycles[inside], page_size=page_size, policies=(policy,), selection=selection)
+            fit = lv.fit if (lv.fit.policy, lv.fit.placement) == (policy, placement) else estimate_size(
+                sizes[inside], cycles[inside], page_size=page_size, policies=(policy,), selection=selection,
+                placement=placement, ways=ways)
             start.append(PageSetLevel(fit=fit, lo=lv.lo, hi=lv.hi))
-        fitted, residual = _alternate(s, y, start, page_size, list(assignment), selection, iterations)
+        fitted, residual = _alternate(s, y, start, page_size, list(assignment), selection, iterations, placement,
+                                      ways)
         residual *= RANDOM_PENALTY ** assignment.count("random")
         if best is None or residual < best[1]:
             best = (fitted, residual)

@@ -35,6 +35,7 @@ class ProbabilisticFit:
     divergence: float         #: sum |MR - P(X > K)| of that candidate
     best: tuple               #: the five best (size, ways, divergence), best first
     policy: str = "lru"       #: replacement policy of the best candidate of that size
+    placement: str = "random"  #: page placement the fit assumed ("random" or "even")
 
 
 def candidate_sizes(low: float, high: float, granule: int = 1024) -> np.ndarray:
@@ -132,9 +133,39 @@ def _random_policy_rate(pages: np.ndarray, p: np.ndarray, ways: np.ndarray) -> n
     return out.reshape(np.broadcast_shapes(pages.shape, p.shape, ways.shape))
 
 
+#: Page placements the "lines" model can assume: "random" (pages in page sets
+#: at random: the binomial) or "even" (evenly coloured pages: every page set
+#: holds NP * p pages, as with huge pages or consecutive frames).
+PLACEMENTS = ("random", "even")
+
+
+def _even_rate(pages: np.ndarray, p: np.ndarray, ways: np.ndarray, policy: str) -> np.ndarray:
+    """The "lines" model with evenly coloured pages: x = NP * p lines per
+    set, that is floor(x) in some sets and floor(x) + 1 in the others, in
+    the proportions that give the mean; each line misses at its set's rate
+    (LRU: all of them once the set overflows)."""
+    x = np.asarray(pages, dtype=float) * np.asarray(p, dtype=float)
+    k = np.asarray(ways, dtype=float)
+    x, k = np.broadcast_arrays(x, k)
+    low = np.floor(x)
+    high_share = x - low                          # share of sets holding low + 1 lines
+    lines_high = np.where(x > 0, high_share * (low + 1) / np.maximum(x, 1e-300), 0.0)
+
+    def rate(n: np.ndarray) -> np.ndarray:
+        return (n > k).astype(float) if policy == "lru" else random_replacement_miss_rate(n, k)
+
+    return (1.0 - lines_high) * rate(low) + lines_high * rate(low + 1)
+
+
 def predicted_miss_rate(pages: npt.ArrayLike, p: npt.ArrayLike, ways: npt.ArrayLike,
-                        model: str = "lines", policy: str = "lru") -> np.ndarray:
+                        model: str = "lines", policy: str = "lru", placement: str = "random") -> np.ndarray:
     """Expected miss rate for NP = `pages` pages, page-set probability p."""
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
+    if placement == "even" and model == "lines":
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        return _even_rate(np.asarray(pages, dtype=float), np.asarray(p, dtype=float), np.asarray(ways), policy)
     if model == "paper":
         return binomial_tail(pages, p, ways)
     if model != "lines":
@@ -165,7 +196,8 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
                   ways: npt.ArrayLike = DEFAULT_WAYS,
                   candidates: npt.ArrayLike | None = None, model: str = "lines", selection: str = "simplest",
                   tolerance: float = DEFAULT_TOLERANCE, normalisation: str = "fit",
-                  policies: tuple = ("lru",), anchors: tuple | None = None) -> ProbabilisticFit:
+                  policies: tuple = ("lru",), anchors: tuple | None = None,
+                  placement: str = "random") -> ProbabilisticFit:
     """Estimate one physically indexed cache size from a range of the sweep.
 
     sizes: traversed array sizes (bytes) covering the rise of the curve, with
@@ -176,7 +208,9 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
     anchors: (hit, miss), the plateaus before and after the rise (cycles),
     for normalisation="anchored": the miss rate is then measured, not
     fitted per candidate, which is what tells the policies apart (random
-    replacement reaches the next plateau far later than LRU).
+    replacement reaches the next plateau far later than LRU). placement:
+    the page placement assumed (PLACEMENTS; "even" for a sweep whose
+    placement is unknown, where the curve is to tell).
     """
     sizes = np.asarray(sizes, dtype=float)
     cycles = np.asarray(cycles, dtype=float)
@@ -201,8 +235,8 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
     p = k * page_size / cs
     if normalisation == "anchored" and (anchors is None or not anchors[1] > anchors[0]):
         raise ValueError(f"anchored normalisation needs anchors (hit, miss) with miss > hit, got {anchors!r}")
-    per_policy = [_divergences(predicted_miss_rate(pages[None, None, :], p, k, model, pol), cycles, normalisation,
-                               anchors) for pol in policies]
+    per_policy = [_divergences(predicted_miss_rate(pages[None, None, :], p, k, model, pol, placement), cycles,
+                               normalisation, anchors) for pol in policies]
     which = np.argmin(np.stack(per_policy), axis=0)               # the better policy per (size, ways)
     divergence = np.min(np.stack(per_policy), axis=0)
     # A page set must hold at least one page: K * PS <= CS.
@@ -223,7 +257,7 @@ def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 
     row = int(np.flatnonzero(candidates == size)[0])
     ki = int(np.argmin(divergence[row]))
     return ProbabilisticFit(size=int(size), ways=int(ways_arr[ki]), divergence=float(divergence[row, ki]),
-                            best=tuple(best), policy=policies[int(which[row, ki])])
+                            best=tuple(best), policy=policies[int(which[row, ki])], placement=placement)
 
 
 def _divergences(predicted: np.ndarray, cycles: np.ndarray, normalisation: str,
