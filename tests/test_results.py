@@ -53,7 +53,9 @@ def test_readers_ignore_unknown_fields(tmp_path):
 def test_records_are_typed_and_checked(tmp_path):
     data = json.load(open(os.path.join(EXAMPLES, "cache-example.json")))
     rec = hpcbench.load(os.path.join(EXAMPLES, "cache-example.json")).get("cache")
-    assert isinstance(rec, CacheRecord) and rec.derived.levels[0].size == 32768
+    stored = data["benchmarks"][0]["derived"]["levels"][0]["size"]
+    assert isinstance(rec, CacheRecord) and rec.derived.levels[0].size == stored
+    assert rec.derived.levels[0].method == "edge" and rec.derived.placement.kind == "unknown"
     assert rec["derived"]["levels"][0]["size"] == rec.derived.levels[0].size   # dict-style reading still works
     data["benchmarks"][0]["derived"]["levels"][1]["size"] = "big"
     path = tmp_path / "r.json"
