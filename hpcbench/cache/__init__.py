@@ -14,6 +14,7 @@ from ._passes import Passes, run_passes
 from ._placement import Placement, virtual_machine
 from ._rises import find_rises, gradient, monotone_fit
 from ._benchmark import CacheBenchmark
+from ._compare import hwloc_ways
 from ._measure import CacheSweep, measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import cache_figure, plot_bandwidth, plot_gradient, plot_latency, plot_sharing, plot_spread, shared_figure
@@ -34,7 +35,7 @@ __all__ = ["BENCHMARK", "PAPER_THRESHOLD", "SHARED_BENCHMARK", "CacheBenchmark",
            "ProbabilisticFit", "SharedCachesBenchmark", "SharedCachesRecord", "SharedDerived",
            "SharedLevelRecord", "SharedOptions", "SharedParameters", "SharedRaw", "analyze_shared_caches",
            "binomial_tail", "cache_figure", "choose_corun_size", "co_run_ratio", "decision_threshold",
-           "estimate_levels", "estimate_size", "find_rises", "gradient", "measure", "measure_co_runs",
+           "estimate_levels", "estimate_size", "find_rises", "gradient", "hwloc_ways", "measure", "measure_co_runs",
            "memory_plateau", "monotone_fit", "plateau_value", "plot_bandwidth", "plot_gradient", "plot_latency",
            "plot_sharing", "plot_spread", "refinement_sizes", "run_passes", "shared_figure", "sweep_sizes",
            "virtual_machine"]

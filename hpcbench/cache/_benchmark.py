@@ -106,12 +106,16 @@ def _warnings(sweep: CacheSweep, placement: Placement, compared: list, missing: 
                         "the machine is busy; rerun on an idle node or raise --cache-passes")
     for rec in compared:
         if rec.status == "flagged":
-            warnings.append(f"{'step' if rec.hwloc_size is None else f'L{rec.level}'} at "
-                            f"{format_size(rec.size)}: {rec.note}")
+            warnings.append(flag_text(rec))
         elif rec.agrees is False:
             warnings.append(f"L{rec.level}: measured {format_size(rec.size)}, hwloc reports "
                             f"{format_size(rec.hwloc_size)}")
     return warnings + missing
+
+
+def flag_text(lv: MeasuredLevel) -> str:
+    """A flagged level in words: what it is, where, and why."""
+    return f"{'step' if lv.hwloc_size is None else f'L{lv.level}'} at {format_size(lv.size)}: {lv.note}"
 
 
 def _level_row(lv: MeasuredLevel) -> str:
@@ -169,8 +173,7 @@ class CacheBenchmark(Benchmark):
         compared, missing = measured_levels(sweep, levels, hw)
         # A pass a size did not have is NaN: each size's set is its measured timings.
         outliers = find_outliers(sweep.samples_ns)
-        flags = [f"{'step' if lv.hwloc_size is None else f'L{lv.level}'} at {format_size(lv.size)}: {lv.note}"
-                 for lv in compared if lv.status == "flagged"]
+        flags = [flag_text(lv) for lv in compared if lv.status == "flagged"]
         return CacheRecord(
             name=self.name,
             parameters=CacheParameters(**sweep.parameters),
