@@ -16,6 +16,7 @@ from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, plan_pairs, require_two_pus
 from ._analysis import estimate_levels
+from ._capacity import envelope
 from ._compare import hwloc_ways, judge
 from ._placement import combined
 from ._measure import measure
@@ -64,7 +65,8 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
     sweep = measure(**options, topology=topology, progress=progress)
     hw = topology.data_caches_of(options["pu"])
     levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                             refined=sweep.refined, placement=combined(sweep.placements).kind, ways=hwloc_ways(hw))
+                             refined=sweep.refined, placement=combined(sweep.placements).kind, ways=hwloc_ways(hw),
+                             best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"])
     verdicts, _ = judge([lv.size for lv in levels], hw)
     kept = [(v.number, lv.size, lv.onset) for lv, v in zip(levels, verdicts)
             if v.status != "flagged" or v.hwloc_size is not None]
