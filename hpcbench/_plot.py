@@ -9,14 +9,15 @@ from typing import Any
 import numpy as np
 
 
-def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5)) -> tuple:
-    """(figure, axes array of shape (rows, cols))."""
+def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5), height_ratios: list | None = None) -> tuple:
+    """(figure, axes array of shape (rows, cols)); size in inches, rows of
+    equal height unless `height_ratios` says otherwise."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
         raise ImportError("plotting needs matplotlib (pip install matplotlib)") from None
     fig = Figure(figsize=size, layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
+    axes = fig.subplots(rows, cols, squeeze=False, height_ratios=height_ratios)
     return fig, axes
 
 

@@ -24,8 +24,8 @@ def plot_pair_bandwidth(record: MemoryRecord, ax: Any) -> None:
     ax.set_ylabel("copy bandwidth per core (GB/s)")
     for i, lv in enumerate(record.derived.overhead.levels, 1):
         ax.axhline(lv.bandwidth / 1e9, ls=":", color="tab:red", lw=1)
-        ax.text(len(pairs) - 0.5, lv.bandwidth / 1e9, f" level {i}: {lv.groups}", va="bottom", ha="right",
-                fontsize=8)
+        ax.text(0.99, lv.bandwidth / 1e9, f"level {i}: {lv.groups}", va="bottom", ha="right", fontsize=8,
+                transform=ax.get_yaxis_transform())      # x in axes fraction: always inside
     ax.legend(fontsize=8)
 
 

@@ -1,0 +1,116 @@
+"""The report of one results file: the page, its header of machine context,
+an overview of the benchmarks, and one section per record (in file order).
+The page is one self-contained file: styles inline, figures embedded, no
+script, and a Content-Security-Policy that forbids any request."""
+from __future__ import annotations
+
+import datetime
+
+from .._results import Results
+from .._version import __version__
+from ._figures import matplotlib_missing
+from ._html import esc, rows, slug, tag
+from ._machine import context_rows
+from ._section import badge, findings_counts, section_html
+from ._style import CSS
+from ._view import RecordView, record_view
+
+#: Marks a file as an hpcbench report: an existing file without it is never overwritten.
+GENERATOR = "hpcbench report"
+#: Nothing outside the page may load: images are data: URIs, the style is inline.
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def page(title: str, heading: str, subtitle: str, body: str) -> str:
+    """The whole HTML document."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta name="generator" content="{GENERATOR}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        tag("title", esc(title)),
+        tag("style", CSS),
+        "</head>",
+        "<body>",
+        tag("header", tag("h1", esc(heading)) + tag("p", subtitle), class_="page"),
+        tag("main", body),
+        tag("footer", f"Written by hpcbench {esc(__version__)} on {now}. This page is self-contained: it loads "
+                      "nothing from anywhere, so it can be mailed or attached as it is."),
+        "</body>",
+        "</html>",
+    ]) + "\n"
+
+
+def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
+    """(one RecordView per record, why figures are missing or None)."""
+    note = matplotlib_missing() if figures else "figures were not drawn for this report"
+    draw: str | bool = note if note else True
+    out, seen = [], set()
+    for i, record in enumerate(results.benchmarks):
+        anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
+        anchor = anchor if anchor not in seen else f"{anchor}-{i}"
+        seen.add(anchor)
+        out.append(record_view(record, anchor, draw))
+    return out, note
+
+
+def context_table(results: Results) -> str:
+    return rows([[esc(k), esc(v)] for k, v in context_rows(results.context)], class_="context")
+
+
+def hosts_text(results: Results) -> str:
+    """The hosts for a heading: up to four by name, else three and how many more."""
+    hosts = [str(h) for h in results.context.hosts or []]
+    if not hosts:
+        return "?"
+    return ", ".join(hosts) if len(hosts) <= 4 else f"{', '.join(hosts[:3])} and {len(hosts) - 3} more"
+
+
+def _overview(all_views: list) -> str:
+    cells = []
+    for v in all_views:
+        time = f"{v.record.elapsed_s:.1f} s" if v.record.elapsed_s is not None else "-"
+        cells.append([tag("a", esc(v.name), href=f"#{v.anchor}"), esc(v.node), badge(v.status),
+                      tag("span", time), findings_counts(v) or tag("span", "none", class_="note")])
+    header = ["benchmark", "node", "status", "took", "findings"]
+    return tag("section", tag("h2", "Benchmarks") + rows(cells, header, class_="grid"), id="overview")
+
+
+def single_page(results: Results, figures: bool = True) -> tuple:
+    """(the page's HTML, its RecordViews): see report_html."""
+    all_views, note = views(results, figures)
+    source = esc(results.path) if results.path else "a run"
+    subtitle = f"Results of {esc(results.context.date or '?')} from {source}"
+    body = [tag("section", tag("h2", "Machine") + context_table(results), id="machine")]
+    if all_views:
+        body.append(_overview(all_views))
+        body.extend(section_html(v, note) for v in all_views)
+    else:
+        body.append(tag("section", tag("h2", "No benchmark finished") +
+                        tag("p", "The results file holds the machine context only: no benchmark finished "
+                                 "before the run ended.")))
+    heading = f"hpcbench report: {hosts_text(results)}"
+    return page(heading, heading, subtitle, "".join(body)), all_views
+
+
+def report_html(results: Results, figures: bool = True) -> str:
+    """The HTML report of a results file: machine context, an overview, and
+    one section per record with its figure (unless `figures` is False or
+    matplotlib is missing: the page then says so), what it means, its
+    findings and the table `show` prints."""
+    return single_page(results, figures)[0]
+
+
+def counts(all_views: list[RecordView]) -> dict:
+    """How many records ended in each status, and the findings in all: for the command's one line."""
+    out = {"ok": 0, "failed": 0, "skipped": 0, "disagreements": 0, "warnings": 0, "problems": 0}
+    for v in all_views:
+        out[v.status if v.status in ("ok", "skipped") else "failed"] += 1
+        out["disagreements"] += len(v.disagreements)
+        out["warnings"] += len(v.warnings)
+        out["problems"] += len(v.problems)
+    return out
