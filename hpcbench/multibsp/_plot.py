@@ -17,11 +17,16 @@ if TYPE_CHECKING:
 def plot_hcomm(record: MultiBSPRecord, ax: Any) -> None:
     """Superstep cost (flops) against h for every component, with the g/L
     fits over all h (solid) and over h >= p (dashed)."""
-    for lv in record.derived.levels:
-        for comp in lv.components:
+    for i, lv in enumerate(record.derived.levels):
+        for k, comp in enumerate(lv.components):
+            # one colour per level; a level of many components is one legend entry
+            many = len(lv.components) > 4
+            label = (f"level {lv.level} ({len(lv.components)} components)" if k == 0 else None) if many else \
+                f"level {lv.level} PUs {comp.pus}"
+            colour = f"C{i}" if many else None
             flops = np.asarray(comp.flops, dtype=float)
             h = np.arange(flops.size)
-            line = ax.plot(h, flops, ".", ms=3, label=f"level {lv.level} PUs {comp.pus}")[0]
+            line = ax.plot(h, flops, ".", ms=3, label=label, color=colour)[0]
             ax.plot(h, comp.fits.all.g * h + comp.fits.all.L, "-", color=line.get_color(), lw=1)
             if comp.fits.h_ge_p:
                 hp = h[h >= comp.p]
