@@ -429,6 +429,17 @@ def test_a_new_benchmark_joins_the_report_through_the_protocol(monkeypatch, benc
         assert "declares no headline numbers" in compared
 
 
+def test_the_same_benchmark_twice_on_one_node_gets_two_sections(monkeypatch):
+    monkeypatch.setitem(_registry._BY_NAME, "toy", _Toy())
+    records = [Record(name="toy", node="n1", derived={"value": v}) for v in (1, 2)] + \
+        [Record(name="machine", node=None, status="skipped", reason="unknown to this version"),
+         Record(name="future", node="n1", derived={"x": 1})]
+    text = report_html(Results({}, records))
+    assert html_errors(text) == []
+    assert 'id="toy-n1"' in text and 'id="toy-n1-2"' in text and 'id="machine-node"' in text
+    assert "does not know the benchmark &#x27;future&#x27;" in text          # written by a newer version
+
+
 def test_a_part_that_raises_costs_only_that_part(monkeypatch):
     bench = _ExplainedToy()
     monkeypatch.setattr(bench, "plot", lambda record: 1 / 0)

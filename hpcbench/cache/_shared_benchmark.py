@@ -159,4 +159,3 @@ class SharedCachesBenchmark(Benchmark):
 
     def headlines(self, record: SharedCachesRecord) -> list:
         return shared_headlines(record)
-

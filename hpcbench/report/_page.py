@@ -48,13 +48,15 @@ def page(title: str, heading: str, subtitle: str, body: str) -> str:
 def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
     """(one RecordView per record, why figures are missing or None)."""
     note = matplotlib_missing() if figures else "figures were not drawn for this report"
-    draw: str | bool = note if note else True
-    out, seen = [], set()
-    for i, record in enumerate(results.benchmarks):
-        anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
-        anchor = anchor if anchor not in seen else f"{anchor}-{i}"
+    out, seen = [], {"machine", "overview"}                # ids the page itself uses
+    for record in results.benchmarks:
+        base = anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
+        n = 1
+        while anchor in seen:                               # the same benchmark twice on one node
+            n += 1
+            anchor = f"{base}-{n}"
         seen.add(anchor)
-        out.append(record_view(record, anchor, draw))
+        out.append(record_view(record, anchor, note is None))
     return out, note
 
 

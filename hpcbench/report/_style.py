@@ -61,6 +61,7 @@ summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 .worse { color: var(--bad); font-weight: 650; }
 .note { color: var(--muted); font-size: 13px; }
 footer { color: var(--muted); font-size: 12px; text-align: center; padding: 4px 0 24px; }
-@media print { body { background: #fff; } section { break-inside: avoid-page; border: none; }
+@media print { body { background: #fff; } section { border: none; } pre.table { white-space: pre-wrap; }
+  figure { break-inside: avoid-page; }
   header.page { background: #fff; color: var(--ink); border-bottom: 2px solid var(--accent); } }
 """

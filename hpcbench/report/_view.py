@@ -62,9 +62,8 @@ def _lines(value: Any) -> list:
     return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
 
-def record_view(record: Record, anchor: str, figures: str | bool = True) -> RecordView:
-    """The view of one record. `figures`: True to draw the figure, or a
-    string saying why figures are not drawn (shown in its place)."""
+def record_view(record: Record, anchor: str, draw: bool = True) -> RecordView:
+    """The view of one record (its figure drawn if `draw`)."""
     view = RecordView(record, anchor, warnings=_lines(record.warnings))
     bench = _registry.get(record.name) if record.name in _registry.names() else None
     view.title = bench.title if bench else ""
@@ -86,7 +85,7 @@ def record_view(record: Record, anchor: str, figures: str | bool = True) -> Reco
     view.disagreements = _lines(_attempt(p, "the disagreements", lambda: bench.disagreements(record), []))
     view.warnings = [w for w in view.warnings if w not in view.disagreements]
     view.headlines = list(_attempt(p, "the headline numbers", lambda: bench.headlines(record), []) or [])
-    if figures is True:
+    if draw:
         alt = f"{record.name} on {view.node}: {view.title}"
         view.figure = _attempt(p, "the figure", lambda: figure_html(bench.plot(record), alt), None)
     return view

@@ -10,6 +10,7 @@ import stat
 from dataclasses import dataclass
 
 from .._atomic import atomic_write_text
+from .._output import check_file_target
 from .._results import Results, ResultsError, load
 from ._compare import comparison_page
 from ._page import GENERATOR, counts, single_page
@@ -54,16 +55,7 @@ def check_report_path(path: str, results_paths: tuple = ()) -> str:
     """The absolute path a report may be written to, or ReportError naming
     what is wrong: no name, a directory, a missing or read-only folder, one
     of the results files, or an existing file that is not a report."""
-    if not isinstance(path, str) or not path.strip():
-        raise ReportError("the report file name must not be empty")
-    if path.endswith(os.sep) or os.path.isdir(path):
-        raise ReportError(f"the report must be a file, not a directory: {path}")
-    full = os.path.abspath(path)
-    folder = os.path.dirname(full)
-    if not os.path.isdir(folder):
-        raise ReportError(f"the folder of the report does not exist: {folder}")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ReportError(f"cannot write the report {path}: the folder {folder} is not writable")
+    full = check_file_target(path, "report", ReportError)
     if any(os.path.abspath(p) == full for p in results_paths):
         raise ReportError(f"the report would overwrite the results file {path}; choose another name with -o")
     if os.path.lexists(full):
