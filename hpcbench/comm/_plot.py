@@ -37,6 +37,7 @@ def plot_echo(record: CommRecord, time_ax: Any, bandwidth_ax: Any) -> None:
         time_ax.axvline(r.first, color="gray", ls=":", lw=1)
     time_ax.set_xlabel("message size (bytes)")
     time_ax.set_ylabel("one-way time (us)")
+    time_ax.set_title("echo between ranks 0 and 1 (dotted: where the model's regions change)", fontsize=9)
     time_ax.legend(fontsize=8)
     bandwidth = sizes[shown] / median[shown] / 1e9
     bandwidth_ax.semilogx(sizes[shown], bandwidth, "o-", ms=3)
@@ -46,6 +47,7 @@ def plot_echo(record: CommRecord, time_ax: Any, bandwidth_ax: Any) -> None:
             bandwidth_ax.text(value, bandwidth.max() * 0.05, f" {label}", color="tab:red", fontsize=8)
     bandwidth_ax.set_xlabel("message size (bytes)")
     bandwidth_ax.set_ylabel("bandwidth (GB/s)")
+    bandwidth_ax.set_title("echo bandwidth (size / one-way time)", fontsize=9)
 
 
 def plot_collectives(record: CommRecord, ax: Any) -> None:
