@@ -70,11 +70,33 @@ def pages(tmp_path_factory):
     target = str(folder / "compare.html")
     write_report([example("cache-example.json"), example("node-example.json")], target)
     out["compare"] = (target, open(target).read(), None)
+    target = str(folder / "nodes.html")
+    write_report([many_nodes_file(folder)], target)
+    out["nodes"] = (target, open(target).read(), None)
     failed = failed_file(folder)
     target = str(folder / "failed.html")
     write_report([failed], target)
     out["failed"] = (target, open(target).read(), hpcbench.load(failed))
     return out
+
+
+def many_nodes_file(folder) -> str:
+    """The cache example as if run on 8 nodes, n5's L2 half again as slow."""
+    data = json.load(open(example("cache-example.json")))
+    record = data["benchmarks"][0]
+    data["context"]["hosts"] = [f"n{i}" for i in range(8)]
+    data["benchmarks"] = []
+    for i in range(8):
+        rec = copy.deepcopy(record)
+        rec["node"] = f"n{i}"
+        if i == 5:
+            l2 = rec["derived"]["levels"][1]
+            l2["latency_ns"], l2["latency_cycles"] = 1.5 * l2["latency_ns"], 1.5 * l2["latency_cycles"]
+        data["benchmarks"].append(rec)
+    path = os.path.join(str(folder), "nodes.json")
+    with open(path, "w") as f:
+        json.dump(data, f)
+    return path
 
 
 def failed_file(folder) -> str:
@@ -159,7 +181,7 @@ def png_size(data: bytes) -> tuple:
     return struct.unpack(">II", data[16:24])
 
 
-@pytest.mark.parametrize("name", [os.path.basename(p)[:-5] for p in EXAMPLES] + ["compare", "failed"])
+@pytest.mark.parametrize("name", [os.path.basename(p)[:-5] for p in EXAMPLES] + ["compare", "failed", "nodes"])
 def test_the_page_loads_in_chromium_with_every_figure_shown(pages, browser, name):
     path, text, _ = pages[name]
     page = browser.load(path)
@@ -207,6 +229,25 @@ def test_the_html_check_finds_what_a_browser_forgives(bad, words):
     page = f"<!DOCTYPE html><html><head><title>t</title></head><body>{bad}</body></html>"
     assert any(words in e for e in html_errors(page)), html_errors(page)
     assert html_errors("<!DOCTYPE html><html><head><title>t</title></head><body><br><img src=x></body></html>") == []
+
+
+# ---- many nodes --------------------------------------------------------------------------------------
+
+
+def test_many_nodes_get_one_table_and_the_telling_figures(pages):
+    """8 cache records: one table of their numbers against the median (n5's
+    L2 latency marked), figures for 4 of them (the first, then the most
+    unusual: n5), every record still with its section and table."""
+    _, text, _ = pages["nodes"]
+    assert html_errors(text) == []
+    across = text.split('id="across-cache"')[1].split("</section>")[0]
+    assert across.count("<tr") == 1 + 1 + 8                    # header, median, one per node
+    n5 = [r for r in across.split("<tr") if ">n5<" in r][0]
+    assert 'class="differs"' in n5 and '<span class="worse">' in n5 and "1 number(s) more than 10%" in across
+    assert text.count("<figure><img") == 4 and text.count("Figure not drawn: this file holds 8 cache records") == 4
+    for node in ("n0", "n5"):
+        assert "<figure><img" in text.split(f'id="cache-{node}"')[1].split("</section>")[0]
+    assert text.count("As hpcbench show prints it") == 8
 
 
 # ---- failed and skipped -----------------------------------------------------------------------------

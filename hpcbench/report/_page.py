@@ -8,12 +8,13 @@ import datetime
 
 from .._results import Results
 from .._version import __version__
+from ._across import across_html, choose_figures, groups
 from ._figures import matplotlib_missing
 from ._html import esc, rows, slug, tag
 from ._machine import context_rows
 from ._section import badge, findings_counts, section_html
 from ._style import CSS
-from ._view import RecordView, record_view
+from ._view import RecordView, draw_figure, record_view
 
 #: Marks a file as an hpcbench report: an existing file without it is never overwritten.
 GENERATOR = "hpcbench report"
@@ -48,7 +49,8 @@ def page(title: str, heading: str, subtitle: str, body: str) -> str:
 def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
     """(one RecordView per record, why figures are missing or None)."""
     note = matplotlib_missing() if figures else "figures were not drawn for this report"
-    out, seen = [], {"machine", "overview"}                # ids the page itself uses
+    seen = {"machine", "overview"} | {f"across-{slug(r.name)}" for r in results.benchmarks}   # the page's own ids
+    out = []
     for record in results.benchmarks:
         base = anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
         n = 1
@@ -56,7 +58,14 @@ def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
             n += 1
             anchor = f"{base}-{n}"
         seen.add(anchor)
-        out.append(record_view(record, anchor, note is None))
+        out.append(record_view(record, anchor))
+    if note is None:
+        left_out = choose_figures(out)
+        for view in out:
+            if id(view) in left_out:
+                view.figure_note = left_out[id(view)]
+            else:
+                draw_figure(view)
     return out, note
 
 
@@ -90,7 +99,11 @@ def single_page(results: Results, figures: bool = True) -> tuple:
     body = [tag("section", tag("h2", "Machine") + context_table(results), id="machine")]
     if all_views:
         body.append(_overview(all_views))
-        body.extend(section_html(v, note) for v in all_views)
+        many = {name: group for name, group in groups(all_views).items() if len(group) > 1}
+        for v in all_views:
+            if v.name in many and v is many[v.name][0]:        # before the first of them
+                body.append(across_html(v.name, many[v.name], f"across-{slug(v.name)}"))
+            body.append(section_html(v, note))
     else:
         body.append(tag("section", tag("h2", "No benchmark finished") +
                         tag("p", "The results file holds the machine context only: no benchmark finished "

@@ -78,8 +78,8 @@ def body_html(view: RecordView, figure_note: str | None) -> str:
     out.append(findings_html(view))
     if view.figure:
         out.append(view.figure)
-    elif view.status == "ok" and figure_note:
-        out.append(tag("p", esc(figure_note), class_="note"))
+    elif view.status == "ok" and (view.figure_note or figure_note):
+        out.append(tag("p", esc(view.figure_note or figure_note), class_="note"))
     if view.table:
         out.append(tag("h3", "As hpcbench show prints it") + table_html(view.table))
     return "".join(out)

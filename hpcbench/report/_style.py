@@ -53,6 +53,8 @@ pre.table { font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, 
   border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; margin: 6px 0 0; }
 pre.table span.bad { color: var(--bad); font-weight: 700; background: var(--bad-bg); }
 details { margin-top: 8px; }
+.wide { overflow-x: auto; }
+table.across td { white-space: nowrap; }
 summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
 .pair > div { min-width: 0; }

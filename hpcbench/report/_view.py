@@ -32,6 +32,7 @@ class RecordView:
     warnings: list = field(default_factory=list)      #: those not already said as a disagreement
     table: list = field(default_factory=list)         #: the lines `show` prints (warnings aside)
     figure: str | None = None                          #: the <figure> HTML
+    figure_note: str | None = None                     #: why the page shows no figure for this record
     headlines: list = field(default_factory=list)      #: hpcbench._headline.Headline
     problems: list = field(default_factory=list)       #: parts the report could not make, in words
 
@@ -62,10 +63,10 @@ def _lines(value: Any) -> list:
     return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
 
-def record_view(record: Record, anchor: str, draw: bool = True) -> RecordView:
-    """The view of one record (its figure drawn if `draw`)."""
+def record_view(record: Record, anchor: str) -> RecordView:
+    """The view of one record, all but its figure (`draw_figure`)."""
     view = RecordView(record, anchor, warnings=_lines(record.warnings))
-    bench = _registry.get(record.name) if record.name in _registry.names() else None
+    bench = benchmark_of(record)
     view.title = bench.title if bench else ""
     if record.status == "skipped":
         view.meaning = [f"{record.name} did not run on {view.node}, for the reason above; the other "
@@ -85,7 +86,19 @@ def record_view(record: Record, anchor: str, draw: bool = True) -> RecordView:
     view.disagreements = _lines(_attempt(p, "the disagreements", lambda: bench.disagreements(record), []))
     view.warnings = [w for w in view.warnings if w not in view.disagreements]
     view.headlines = list(_attempt(p, "the headline numbers", lambda: bench.headlines(record), []) or [])
-    if draw:
-        alt = f"{record.name} on {view.node}: {view.title}"
-        view.figure = _attempt(p, "the figure", lambda: figure_html(bench.plot(record), alt), None)
     return view
+
+
+def benchmark_of(record: Record) -> Any:
+    """The registry's benchmark of an ok record, or None (failed, skipped, or unknown to this version)."""
+    if record.status != "ok" or record.name not in _registry.names():
+        return None
+    return _registry.get(record.name)
+
+
+def draw_figure(view: RecordView) -> None:
+    """Draw the record's figure into the view (a problem line if its benchmark's `plot` raises)."""
+    bench = benchmark_of(view.record)
+    if bench is not None:
+        alt = f"{view.name} on {view.node}: {view.title}"
+        view.figure = _attempt(view.problems, "the figure", lambda: figure_html(bench.plot(view.record), alt), None)
