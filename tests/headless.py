@@ -80,8 +80,10 @@ class Chromium:
             os.dup2(read, 3)
             os.dup2(write, 4)
 
-        args = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-                "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars",
+        # --no-sandbox: root in CI containers; --disable-dev-shm-usage: containers with a tiny /dev/shm
+        args = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                "--hide-scrollbars",
                 f"--user-data-dir={self.profile}", f"--window-size={WIDTH},{HEIGHT}", "about:blank"]
         self.stderr = tempfile.TemporaryFile()
         try:

@@ -70,7 +70,11 @@ def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
 
 
 def context_table(results: Results) -> str:
-    return rows([[esc(k), esc(v)] for k, v in context_rows(results.context)], class_="context")
+    """The machine context as a two-column table (or a line saying the file has none)."""
+    facts = context_rows(results.context)
+    if not facts:
+        return tag("p", "This results file records no machine context.", class_="note")
+    return rows([[esc(k), esc(v)] for k, v in facts], class_="context")
 
 
 def hosts_text(results: Results) -> str:
