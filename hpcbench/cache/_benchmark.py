@@ -17,6 +17,7 @@ from ._measure import CacheSweep, check_parameters, check_pu, default_max_size, 
 from ._options import CacheOptions
 from ._placement import Placement, combined
 from ._plot import cache_figure
+from ._report import cache_disagreements, cache_headlines, cache_meaning, disagreement_text, flag_text
 from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, HwlocLevel, MeasuredLevel, MemoryRecord,
                        PlacementRecord)
 
@@ -110,8 +111,7 @@ def _warnings(sweep: CacheSweep, placement: Placement, compared: list, missing: 
         if rec.status == "flagged":
             warnings.append(flag_text(rec))
         elif rec.agrees is False:
-            warnings.append(f"L{rec.level}: measured {format_size(rec.size)}, hwloc reports "
-                            f"{format_size(rec.hwloc_size)}")
+            warnings.append(disagreement_text(rec))
     return warnings + missing
 
 
@@ -121,11 +121,6 @@ def _bounds_row(lv: MeasuredLevel) -> str:
     half = "" if lv.half_miss is None else f", missed half its accesses from {format_size(lv.half_miss)}"
     fit = "" if lv.model_size is None else f"; page-set fit {format_size(lv.model_size)}"
     return f"  {name} bounds: the best placement held {format_size(lv.held or 0)}{half}{fit}"
-
-
-def flag_text(lv: MeasuredLevel) -> str:
-    """A flagged level in words: what it is, where, and why."""
-    return f"{'step' if lv.hwloc_size is None else f'L{lv.level}'} at {format_size(lv.size)}: {lv.note}"
 
 
 def _level_row(lv: MeasuredLevel) -> str:
@@ -236,3 +231,12 @@ class CacheBenchmark(Benchmark):
 
     def plot(self, record: CacheRecord):
         return cache_figure(record)
+
+    def meaning(self, record: CacheRecord) -> list:
+        return cache_meaning(record)
+
+    def disagreements(self, record: CacheRecord) -> list:
+        return cache_disagreements(record)
+
+    def headlines(self, record: CacheRecord) -> list:
+        return cache_headlines(record)

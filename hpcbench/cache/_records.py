@@ -159,6 +159,11 @@ class CacheRecord(Record):
         for name, values in (("raw.refined", self.raw.refined), ("derived.cycles_per_access",
                              self.derived.cycles_per_access), ("derived.ns_per_access", self.derived.ns_per_access)):
             require(len(values) == n, f"{path}.{name}", f"must have one value per size ({n}), got {len(values)}")
+        d = self.derived
+        require((d.bandwidth is None) == (d.bandwidth_sizes is None) and
+                len(d.bandwidth or []) == len(d.bandwidth_sizes or []), f"{path}.derived.bandwidth",
+                f"must have one value per bandwidth size ({len(d.bandwidth_sizes or [])}), "
+                f"got {len(d.bandwidth or [])}")
 
 
 # ---- shared-caches ----------------------------------------------------------------

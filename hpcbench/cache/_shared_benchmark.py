@@ -22,6 +22,7 @@ from ._placement import combined
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
+from ._report import shared_disagreements, shared_headlines, shared_meaning
 from ._records import (CacheRecord, CorunSamples, SharedCachesRecord, SharedDerived, SharedParameters, SharedRaw)
 from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
 from ._shared_measure import measure_co_runs
@@ -152,3 +153,11 @@ class SharedCachesBenchmark(Benchmark):
     def plot(self, record: SharedCachesRecord):
         return shared_figure(record)
 
+    def meaning(self, record: SharedCachesRecord) -> list:
+        return shared_meaning(record)
+
+    def disagreements(self, record: SharedCachesRecord) -> list:
+        return shared_disagreements(record)
+
+    def headlines(self, record: SharedCachesRecord) -> list:
+        return shared_headlines(record)
