@@ -1,0 +1,60 @@
+"""The benchmark's sweep: every kernel over every dimension, and the record
+parts made from it (raw samples, medians and growth)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+
+import numpy as np
+
+from ..._adaptive import DEFAULT_RSE
+from ..._outliers import find_outliers
+from .._mesh import Mesh
+from .._sweep import ns_samples
+from ._analysis import THESIS_EXPONENT, fit_growth
+from ._kernels import MatrixTimes, col_broadcast, row_broadcast, shift_matrix, transpose, update_guard
+from ._layout import KERNELS
+from ._options import DEFAULT_CAP_S
+from ._records import GrowthRecord, KernelResult, KernelSamples
+
+_MEASURE = {"update_guard": lambda comm, n, **kw: update_guard(comm, n, **kw),
+            "shift_north": lambda comm, n, **kw: shift_matrix(comm, n, "north", **kw),
+            "shift_east": lambda comm, n, **kw: shift_matrix(comm, n, "east", **kw),
+            "transpose": lambda comm, n, **kw: transpose(comm, n, **kw),
+            "row_broadcast": lambda comm, n, **kw: row_broadcast(comm, n, **kw),
+            "col_broadcast": lambda comm, n, **kw: col_broadcast(comm, n, **kw)}
+
+
+def _silent(message: str) -> None:
+    """Progress sink when nobody listens."""
+
+
+def measure_matrix(comm, dims: list, kernels: tuple = tuple(KERNELS), mesh: Mesh | None = None,
+                   rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S,
+                   progress: Callable[[str], None] = _silent) -> dict:
+    """kernel -> [MatrixTimes per dimension], every kernel over every
+    dimension (ascending), on every rank of comm."""
+    out: dict = {}
+    for kernel in kernels:
+        out[kernel] = [_MEASURE[kernel](comm, int(n), mesh=mesh, rse=rse, cap_s=cap_s) for n in sorted(dims)]
+        progress(f"matrix: {kernel} over {len(dims)} dimensions")
+    return out
+
+
+def kernel_samples(kernel: str, runs: list[MatrixTimes]) -> KernelSamples:
+    """The raw part of one kernel's record (ns, rounded to 0.1 ns)."""
+    broadcast = kernel.endswith("broadcast")
+    return KernelSamples(kernel=kernel, dims=[r.n for r in runs], samples=ns_samples([r.samples for r in runs]),
+                         rank_median=ns_samples([np.median(r.per_rank, axis=1) for r in runs]),
+                         warmup=[r.warmup for r in runs], rse=[r.rse for r in runs],
+                         index=[int(r.index or 0) for r in runs] if broadcast else None)
+
+
+def kernel_result(kernel: str, runs: list[MatrixTimes]) -> KernelResult:
+    """Medians, minima, 90th percentiles and growth of one kernel."""
+    dims = [r.n for r in runs]
+    median = [r.median for r in runs]
+    growth = fit_growth(dims, median, THESIS_EXPONENT[kernel])
+    return KernelResult(kernel=kernel, dims=dims, median=median, minimum=[r.minimum for r in runs],
+                        p90=[r.percentile(90) for r in runs], growth=GrowthRecord(**asdict(growth)),
+                        outliers=find_outliers(r.samples for r in runs))
