@@ -1,12 +1,18 @@
-"""hpcbench's matrix kernels at one dimension, for bench_matrix.py: prints
-"kernel median_seconds" per kernel on rank 0 (the median over applications
-of the slowest rank's time, the statistic matrix_ref.c prints).
+"""hpcbench's matrix kernels at one dimension as `run matrix` uses them
+(hpcbench.comm.matrix: adaptive repetitions, MPI initialised at the CLI's
+thread level), for bench_matrix.py: prints "kernel median_seconds samples"
+per kernel on rank 0 (the median over applications of the slowest rank's
+time, the statistic matrix_ref.c prints).
 Usage: mpiexec -n 4 python matrix_hpcbench.py N"""
+import os
 import sys
 
-from mpi4py import MPI
+import mpi4py
 
-from hpcbench.comm import matrix
+mpi4py.rc.thread_level = os.environ.get("HPCBENCH_MPI_THREAD_LEVEL", "single")
+from mpi4py import MPI  # noqa: E402
+
+from hpcbench.comm import matrix  # noqa: E402
 
 comm = MPI.COMM_WORLD
 n = int(sys.argv[1])

@@ -112,11 +112,15 @@ size_t hpcb_matrix_verify(const struct hpcb_matrix_params *p, int rank, size_t a
         }
     if (wrong > 0 && report != NULL && report_size > 0) {
         element(p, applied, &pl, guards, first_a, first_b, &gi, &gj);
+        const char *where = part(&pl, first_a, first_b);
+        char global_index[64] = "";
+        if (where[0] != 'w')   /* a corner has no place in the global matrix */
+            snprintf(global_index, sizeof global_index, " (global (%zu, %zu))", gi, gj);
         snprintf(report, report_size,
                  "%zu of the %zu elements of rank %d's local matrix are wrong; the first, the %s element at "
-                 "(%zu, %zu) of its %zu x %zu array (global (%zu, %zu)), holds %.17g instead of %.17g",
-                 wrong, total, rank, part(&pl, first_a, first_b), first_a, first_b, pl.h + 2, stride, gi, gj,
-                 first_found, first_expected);
+                 "(%zu, %zu) of its %zu x %zu array%s, holds %.17g instead of %.17g",
+                 wrong, total, rank, where, first_a, first_b, pl.h + 2, stride, global_index, first_found,
+                 first_expected);
     }
     return wrong;
 }

@@ -32,9 +32,9 @@ KERNELS = {"update_guard": (_core.MATRIX_UPDATE_GUARD, 0),
            "transpose": (_core.MATRIX_TRANSPOSE, 0),
            "row_broadcast": (_core.MATRIX_ROW_BROADCAST, 0),
            "col_broadcast": (_core.MATRIX_COL_BROADCAST, 0)}
-#: Local block sides (elements) the default dimensions give the mesh's
-#: smaller blocks: from latency-bound to a few MiB per block.
-DEFAULT_BLOCK_SIDES = (32, 64, 128, 256, 512, 1024)
+#: Block sides (elements) the default dimensions give the mesh's longer
+#: side, in steps of sqrt(2): from latency-bound blocks (8 KiB) to 8 MiB.
+DEFAULT_BLOCK_SIDES = tuple(round(32 * 2 ** (k / 2)) for k in range(11))
 
 
 def mesh_shapes(ranks: int) -> list:
@@ -104,7 +104,7 @@ def check_dimension(n: int, mesh: Mesh, kernel: str = "update_guard", index: int
 def default_dims(mesh: Mesh) -> list:
     """The dimensions the benchmark sweeps by default: those that give the
     mesh's longer side blocks of DEFAULT_BLOCK_SIDES elements, each rounded
-    up to a multiple of both sides. With 2 x 2: 64, 128, ..., 2048."""
+    up to a multiple of both sides. With 2 x 2: 64, 90, 128, 182, ..., 2048."""
     step = math.lcm(mesh.rows, mesh.cols)
     longer = max(mesh.rows, mesh.cols)
     return sorted({step * math.ceil(side * longer / step) for side in DEFAULT_BLOCK_SIDES})

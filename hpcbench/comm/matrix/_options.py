@@ -54,7 +54,8 @@ def kernels_arg(text: str) -> tuple:
 class MatrixOptions:
     dims: tuple | None = option(None, "--matrix-dims", "matrix dimensions to sweep (elements per side), each a "
                                 "multiple of both sides of the mesh", metavar="N,N,...", type=dims_arg,
-                                default_text="the mesh's longer side times 32, 64, ..., 1024 (64..2048 on 2x2)")
+                                default_text="the mesh's longer side times 32 to 1024 in steps of sqrt(2) "
+                                             "(64..2048 on 2x2)")
     mesh: tuple | None = option(None, "--matrix-mesh", "the mesh of processes, ROWSxCOLS, both at least 2, using "
                                 "every rank", metavar="RxC", type=mesh_arg, default_text="as square as possible")
     kernels: tuple = option(tuple(KERNELS), "--matrix-kernels", "the kernels to run, comma-separated",

@@ -20,8 +20,8 @@ def growth_text(g: GrowthRecord) -> str:
     if g.exponent is None:
         return f"thesis n^{g.expected}: {g.verdict}"
     interval = f" ({g.low:.2f}..{g.high:.2f})" if g.low is not None and g.high is not None else ""
-    note = {"undecided": " (the constant time hides the growth over these n)",
-            "differs": " (measured growth outside the thesis')"}.get(g.verdict, "")
+    note = {"undecided": " (n^1 and n^2 both fit these times)",
+            "differs": f" (n^{g.expected} lies outside the interval)"}.get(g.verdict, "")
     return f"n^{g.exponent:.2f}{interval}; thesis n^{g.expected}: {g.verdict}{note}"
 
 
@@ -29,11 +29,14 @@ def matrix_summary(record: MatrixRecord) -> list:
     p, d = record.parameters, record.derived
     lines = [f"matrix kernels on a {p.rows} x {p.cols} mesh of {p.ranks} ranks ({p.layout} layout): n x n doubles "
              "in blocks with a guard wrapper; every element verified after every timed loop",
-             "  time per application (median of the slowest rank's) against the dimension n; growth t0 + c n^p"]
+             "  time per application (median of the slowest rank's) against the dimension n:"]
     dims = sorted({n for k in d.kernels for n in k.dims})
-    lines.append(f"    {'kernel':<14}" + "".join(f"{n:>10}" for n in dims) + "  growth")
+    width = max([14] + [len(k.kernel) + 2 for k in d.kernels])
+    lines.append(f"    {'n':>6}" + "".join(f"{k.kernel:>{width}}" for k in d.kernels))
+    medians = [dict(zip(k.dims, k.median)) for k in d.kernels]
+    for n in dims:
+        lines.append(f"    {n:>6}" + "".join(f"{time_text(m.get(n)):>{width}}" for m in medians))
+    lines.append("  growth, t0 + c n^p fitted (95% interval of p), against the thesis:")
     for k in d.kernels:
-        by_n = dict(zip(k.dims, k.median))
-        cells = "".join(f"{time_text(by_n.get(n)):>10}" for n in dims)
-        lines.append(f"    {k.kernel:<14}{cells}  {growth_text(k.growth)}")
+        lines.append(f"    {k.kernel:<15}{growth_text(k.growth)}")
     return lines
