@@ -8,8 +8,11 @@ Prints, measured in this run on this machine:
     program doing the same exchanges (benchmarks/peers/matrix_ref.c, compiled
     here with mpicc): target hpcbench / plain C at most 1.1 at n = 1024 with
     4 ranks. Both report the median over applications of the slowest rank's
-    time (a barrier before each application). Runs alternate between the
-    two programs (C first in odd runs, hpcbench first in even ones); the
+    time (a barrier before each application), and the C program times as
+    many applications of each kernel as hpcbench's last run did (a first,
+    uncounted hpcbench run sets them), so both sample windows of the same
+    length of a machine whose load comes and goes. Runs alternate between
+    the two programs (C first in odd runs, hpcbench first in even ones); the
     ratio of a kernel is the median over runs of hpcbench's time over the
     median over runs of C's, and each run's own ratio is printed too;
   * the wall time of `mpiexec -n 4 python -m hpcbench run matrix` with
@@ -35,7 +38,6 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 KERNELS = ["update_guard", "shift_north", "shift_east", "transpose", "row_broadcast", "col_broadcast"]
-REF_ITERATIONS = 200
 
 
 def mpiexec(n, args, bind, timeout=600):
@@ -53,8 +55,8 @@ def mpiexec(n, args, bind, timeout=600):
     return proc.stdout
 
 
-def parse(text):
-    return {line.split()[0]: float(line.split()[1]) for line in text.splitlines() if line.strip()}
+def parse(text, column=1, kind=float):
+    return {line.split()[0]: kind(line.split()[column]) for line in text.splitlines() if line.strip()}
 
 
 def main():
@@ -75,21 +77,29 @@ def main():
           + (" (oversubscribed)" if args.ranks > (os.cpu_count() or 1) else "")
           + (", bound round-robin to cores" if args.bind else ", unbound") + f"; n = {args.n}")
 
+    def hpcbench():
+        return mpiexec(args.ranks, [sys.executable, os.path.join(HERE, "peers", "matrix_hpcbench.py"), str(args.n)],
+                       args.bind)
+
+    counts = parse(hpcbench(), 2, int)          # uncounted: how many applications each kernel takes
     runs = []
-    print(f"{'run':<4}{'kernel':<15}{'plain C':>12}{'hpcbench':>12}{'ratio':>8}")
+    print(f"{'run':<4}{'kernel':<15}{'plain C':>12}{'hpcbench':>12}{'ratio':>8}{'applications':>14}")
     for r in range(args.runs):
         got = {}
         for who in (["c", "h"] if r % 2 == 0 else ["h", "c"]):
             if who == "c":
-                got["c"] = parse(mpiexec(args.ranks, [ref, str(args.n), str(REF_ITERATIONS)], args.bind))
+                got["c"] = parse(mpiexec(args.ranks, [ref, str(args.n), ",".join(str(counts[k]) for k in KERNELS)],
+                                         args.bind))
+                got["c_applications"] = dict(counts)
             else:
-                got["h"] = parse(mpiexec(args.ranks, [sys.executable, os.path.join(HERE, "peers",
-                                                                                    "matrix_hpcbench.py"),
-                                                      str(args.n)], args.bind))
+                out = hpcbench()
+                got["h"], counts = parse(out), parse(out, 2, int)
+                got["h_applications"] = dict(counts)
         runs.append(got)
         for k in KERNELS:
             print(f"{r + 1:<4}{k:<15}{got['c'][k] * 1e6:>10.1f}us{got['h'][k] * 1e6:>10.1f}us"
-                  f"{got['h'][k] / got['c'][k]:>8.3f}", flush=True)
+                  f"{got['h'][k] / got['c'][k]:>8.3f}{got['c_applications'][k]:>7}/{got['h_applications'][k]:<6}",
+                  flush=True)
 
     print()
     figures = {"n": args.n, "ranks": args.ranks, "bound": args.bind, "runs": runs, "ratio": {}}

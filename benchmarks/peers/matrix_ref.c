@@ -21,7 +21,10 @@
  * "kernel median_seconds" per kernel on rank 0. After the timed loop one
  * element the kernel moved is checked (hpcbench checks every element; this
  * program only makes sure the exchange happened).
- * Usage: mpiexec -n R*C matrix_ref N ITERATIONS [R C] */
+ * Usage: mpiexec -n R*C matrix_ref N ITERATIONS[,IT2,...,IT6] [R C] (one count for
+ * every kernel, or one per kernel in the order above: bench_matrix.py gives
+ * each kernel as many applications as hpcbench timed, so that both measure
+ * over windows of the same length on a machine whose load comes and goes). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,12 +83,28 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3 && argc != 5) {
         if (me == 0)
-            fprintf(stderr, "usage: matrix_ref N ITERATIONS [ROWS COLS]\n");
+            fprintf(stderr, "usage: matrix_ref N ITERATIONS[,IT2,...,IT6] [ROWS COLS]\n");
         MPI_Finalize();
         return 2;
     }
     N = atol(argv[1]);
-    long iterations = atol(argv[2]), warmup = 20;
+    long counts[6], warmup = 20, most = 0;
+    int given = 0;
+    for (char *next = argv[2]; given < 6 && *next != '\0'; given++) {
+        counts[given] = strtol(next, &next, 10);
+        if (*next == ',')
+            next++;
+    }
+    for (int k = given; given == 1 && k < 6; k++)
+        counts[k] = counts[0];
+    for (int k = 0; k < 6; k++)
+        most = counts[k] > most ? counts[k] : most;
+    if ((given != 1 && given != 6) || most < 1) {
+        if (me == 0)
+            fprintf(stderr, "matrix_ref: ITERATIONS is one positive count or six, comma-separated\n");
+        MPI_Finalize();
+        return 2;
+    }
     R = argc == 5 ? atoi(argv[3]) : 2;
     C = argc == 5 ? atoi(argv[4]) : size / R;
     if (R * C != size || N % R || N % C || R != C) {
@@ -107,7 +126,7 @@ int main(int argc, char **argv)
     int partner = rank_at(mycol, myrow);
     long count = (H + 2) * (W + 2), line = H > W ? H : W;
     double *a = alloc(count), *b = alloc(count), *cols = alloc(4 * line);
-    double *times = malloc((size_t)iterations * sizeof *times), *slowest = malloc((size_t)iterations * sizeof *slowest);
+    double *times = malloc((size_t)most * sizeof *times), *slowest = malloc((size_t)most * sizeof *slowest);
     MPI_Comm colcomm, rowcomm;
     MPI_Comm_split(MPI_COMM_WORLD, mycol, myrow, &colcomm);
     MPI_Comm_split(MPI_COMM_WORLD, myrow, mycol, &rowcomm);
@@ -116,6 +135,7 @@ int main(int argc, char **argv)
     int bad = 0;
 
     for (int k = 0; k < 6; k++) {
+        long iterations = counts[k];
         fill(a);
         for (long it = 0; it < warmup + iterations; it++) {
             MPI_Request rq[8];

@@ -133,7 +133,8 @@ static int at(const int *ranks, size_t cols, size_t r, size_t c)
     return ranks[r * cols + c];
 }
 
-/* Neighbours and transpose partners from the two meshes. */
+/* Neighbours on the mesh and, for transpose, the partners between the mesh
+ * and its transpose. */
 static void find_partners(struct matrix_run *m)
 {
     const struct hpcb_matrix_params *p = m->p;
@@ -142,6 +143,8 @@ static void find_partners(struct matrix_run *m)
     m->bottom = at(p->mesh, C, (r + 1) % R, c);
     m->pred = at(p->mesh, C, r, (c + C - 1) % C);
     m->succ = at(p->mesh, C, r, (c + 1) % C);
+    if (p->op != HPCB_MATRIX_TRANSPOSE)
+        return;
     /* (r, c) of the mesh goes to (c, r) of the transposed mesh; so what
      * arrives at (x, y) of the transposed mesh comes from (y, x) of the mesh,
      * and the way back is the inverse. */

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from ._layout import KERNELS
 from ._options import DEFAULT_CAP_S
 from ._records import GrowthRecord, KernelResult, KernelSamples
 
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
 _MEASURE = {"update_guard": lambda comm, n, **kw: update_guard(comm, n, **kw),
             "shift_north": lambda comm, n, **kw: shift_matrix(comm, n, "north", **kw),
             "shift_east": lambda comm, n, **kw: shift_matrix(comm, n, "east", **kw),
@@ -29,7 +33,7 @@ def _silent(message: str) -> None:
     """Progress sink when nobody listens."""
 
 
-def measure_matrix(comm, dims: list, kernels: tuple = tuple(KERNELS), mesh: Mesh | None = None,
+def measure_matrix(comm: MPI.Intracomm, dims: list, kernels: tuple = tuple(KERNELS), mesh: Mesh | None = None,
                    rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S,
                    progress: Callable[[str], None] = _silent) -> dict:
     """kernel -> [MatrixTimes per dimension], every kernel over every
