@@ -305,13 +305,13 @@ static double *alloc_doubles(size_t count)
     return posix_memalign(&ptr, MATRIX_ALIGN, bytes) == 0 ? ptr : NULL;
 }
 
-static void release(struct matrix_run *m)
+/* Free what prepare made; HPCB_EMPI if the line communicator cannot be freed. */
+static int release(struct matrix_run *m)
 {
     free(m->cur);
     free(m->spare);
     free(m->lines);
-    if (m->line != MPI_COMM_NULL)
-        MPI_Comm_free(&m->line);
+    return m->line != MPI_COMM_NULL ? mpi(MPI_Comm_free(&m->line)) : HPCB_OK;
 }
 
 /* Buffers, places, partners and (broadcasts) the line communicator. The
@@ -380,6 +380,6 @@ int hpcb_matrix_run(const struct hpcb_matrix_params *p, struct hpcb_matrix_out *
         if (out->wrong > 0)
             rc = HPCB_ECHECK;
     }
-    release(&m);
-    return rc;
+    int freed = release(&m);
+    return rc != HPCB_OK ? rc : freed;
 }
