@@ -266,3 +266,18 @@ def test_the_thesis_exponents():
 
 def test_times_read_in_their_unit():
     assert [time_text(t) for t in (5e-6, 1.234e-3, 2.0, None)] == ["5.0 us", "1.23 ms", "2.00 s", "-"]
+
+
+def test_a_protocol_step_is_not_growth():
+    """Open MPI's eager-to-rendezvous switch adds a constant from one size
+    on: read as a power law it would make a linear kernel look cubic."""
+    times = noisy(9e-6 + 2e-9 * DIMS + 2e-5 * (DIMS >= 1024), spread=0.01)
+    g = fit_growth(DIMS, times, 1)
+    assert g.step_at == 1024 and g.step == pytest.approx(2e-5, rel=0.2)
+    assert g.verdict == "agrees" and abs(g.exponent - 1) <= 0.2
+    assert np.allclose(g.predict(DIMS), times, rtol=0.05)
+
+
+def test_smooth_times_take_no_step():
+    for exponent, t0, c in ((1, 3e-6, 2e-9), (2, 5e-6, 1e-10)):
+        assert fit_growth(DIMS, noisy(t0 + c * DIMS ** exponent), exponent).step_at is None

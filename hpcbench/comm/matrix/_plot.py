@@ -24,8 +24,11 @@ def plot_kernel(ax: Any, result: KernelResult, color: Any = None) -> None:
     points = ax.errorbar(n, median, yerr=[np.zeros_like(median), np.maximum(p90 - median, 0)], fmt="o", ms=4,
                          capsize=2, color=color, label=label)
     if g.exponent is not None and g.t0 is not None and g.coefficient is not None:
-        grid = np.geomspace(n.min(), n.max(), 100)
-        ax.plot(grid, (g.t0 + g.coefficient * grid ** g.exponent) * 1e6, "-", lw=1, color=points[0].get_color())
+        grid = np.geomspace(n.min(), n.max(), 200)
+        fit = g.t0 + g.coefficient * grid ** g.exponent
+        if g.step_at is not None and g.step is not None:
+            fit = fit + g.step * (grid >= g.step_at)
+        ax.plot(grid, fit * 1e6, "-", lw=1, color=points[0].get_color())
 
 
 def plot_matrix(record: MatrixRecord, axes: Any = None) -> Any:
