@@ -71,6 +71,14 @@ try:
     check(runs[5].index == 1 and runs[4].index == matrix.broadcast_index(n, mesh, "row_broadcast"),
           "the broadcast rows and columns")
 
+    # The benchmark's sweep: two passes pooled, dimensions ascending.
+    sweep = matrix.measure_matrix(comm, [2 * n, n], ("transpose", "update_guard"), passes=2, **fast)
+    check(list(sweep) == ["transpose", "update_guard"], "sweep kernels")
+    for runs in sweep.values():
+        check([r.n for r in runs] == [n, 2 * n], "sweep dimensions ascending")
+        check(all(r.samples.size >= 2 * 10 and r.per_rank.shape == (size, r.samples.size) for r in runs),
+              "two passes pooled")
+
     # Any communicator: four of the ranks, numbered backwards.
     sub = comm.Split(0 if rank < 4 else MPI.UNDEFINED, -rank)
     if sub != MPI.COMM_NULL:

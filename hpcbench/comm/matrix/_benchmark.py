@@ -69,7 +69,7 @@ class MatrixBenchmark(Benchmark):
         except OptionError as e:
             raise Skipped(f"the matrix kernels need a mesh of at least 2 x 2 ranks: {e.rule}") from None
         dims = list(o.dims or default_dims(mesh))
-        runs = measure_matrix(comm, dims, o.kernels, mesh, o.rse, o.cap_s, ctx.progress)
+        runs = measure_matrix(comm, dims, o.kernels, mesh, o.rse, o.cap_s, o.passes, ctx.progress)
         notes = []
         per_node = math.ceil(size / max(ctx.job.nodes, 1))
         pus = len(ctx.topology.pu_indexes)
@@ -82,8 +82,8 @@ class MatrixBenchmark(Benchmark):
             name=self.name,
             parameters=MatrixParameters(ranks=size, rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
                                         dims=sorted(dims), kernels=list(o.kernels), rse_target=o.rse,
-                                        cap_s=o.cap_s, statistic=STATISTIC, broadcast=BROADCAST, setup=SETUP,
-                                        verification=VERIFICATION),
+                                        cap_s=o.cap_s, passes=o.passes, statistic=STATISTIC, broadcast=BROADCAST,
+                                        setup=SETUP, verification=VERIFICATION),
             raw=MatrixRaw(kernels=[kernel_samples(k, r) for k, r in runs.items()]),
             derived=MatrixDerived(mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
                                                   neighbours=[mesh.neighbours(r) for r in range(size)]),

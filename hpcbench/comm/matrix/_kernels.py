@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ... import _core
-from ..._adaptive import DEFAULT_RSE, run_adaptive
+from ..._adaptive import DEFAULT_RSE, relative_standard_error, run_adaptive
 from ..._collective import check_comm, collectively
 from ..._errors import OptionError
 from .._mesh import Mesh
@@ -63,6 +63,14 @@ class MatrixTimes:
 
     def percentile(self, q: float) -> float:
         return float(np.percentile(self.samples, q))
+
+    def merged(self, other: MatrixTimes) -> MatrixTimes:
+        """These samples and another run's of the same kernel and dimension,
+        pooled (the precision is the pool's)."""
+        samples = np.concatenate([self.samples, other.samples])
+        return MatrixTimes(self.kernel, self.n, self.mesh, self.index, samples,
+                           np.hstack([self.per_rank, other.per_rank]), self.warmup + other.warmup,
+                           relative_standard_error(samples))
 
 
 def _mesh_for(comm, mesh: Mesh | None) -> Mesh:

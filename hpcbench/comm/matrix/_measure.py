@@ -15,7 +15,7 @@ from .._sweep import ns_samples
 from ._analysis import THESIS_EXPONENT, fit_growth
 from ._kernels import MatrixTimes, col_broadcast, row_broadcast, shift_matrix, transpose, update_guard
 from ._layout import KERNELS
-from ._options import DEFAULT_CAP_S
+from ._options import DEFAULT_CAP_S, DEFAULT_PASSES
 from ._records import GrowthRecord, KernelResult, KernelSamples
 
 if TYPE_CHECKING:
@@ -34,14 +34,21 @@ def _silent(message: str) -> None:
 
 
 def measure_matrix(comm: MPI.Intracomm, dims: list, kernels: tuple = tuple(KERNELS), mesh: Mesh | None = None,
-                   rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S,
+                   rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S, passes: int = DEFAULT_PASSES,
                    progress: Callable[[str], None] = _silent) -> dict:
-    """kernel -> [MatrixTimes per dimension], every kernel over every
-    dimension (ascending), on every rank of comm."""
-    out: dict = {}
-    for kernel in kernels:
-        out[kernel] = [_MEASURE[kernel](comm, int(n), mesh=mesh, rse=rse, cap_s=cap_s) for n in sorted(dims)]
-        progress(f"matrix: {kernel} over {len(dims)} dimensions")
+    """kernel -> [MatrixTimes per dimension, ascending], on every rank of
+    comm. `passes` passes over every dimension (up, then down, ...) and,
+    at each, every kernel, each taking cap_s / passes; the samples of all
+    passes are pooled. On a machine whose load comes and goes, a burst then
+    costs one pass at a few dimensions, not a whole dimension's samples."""
+    sweep = sorted(int(n) for n in dims)
+    out: dict = {kernel: [None] * len(sweep) for kernel in kernels}
+    for p in range(passes):
+        for i in (range(len(sweep)) if p % 2 == 0 else range(len(sweep) - 1, -1, -1)):
+            for kernel in kernels:
+                t = _MEASURE[kernel](comm, sweep[i], mesh=mesh, rse=rse, cap_s=cap_s / passes)
+                out[kernel][i] = t if out[kernel][i] is None else out[kernel][i].merged(t)
+        progress(f"matrix: pass {p + 1} of {passes} over {len(kernels)} kernels and {len(sweep)} dimensions")
     return out
 
 

@@ -13,6 +13,10 @@ from ._layout import DIRECTIONS, KERNELS, parse_mesh
 #: Time cap per kernel and dimension (seconds): six kernels over six
 #: dimensions stay within a minute even on an oversubscribed machine.
 DEFAULT_CAP_S = 0.25
+#: Passes over all kernels and dimensions (measure_matrix). More than one
+#: spreads bursts of load elsewhere over the dimensions, at the price of the
+#: repetitions' start-up per pass (about twice the wall time for 3 here).
+DEFAULT_PASSES = 1
 #: The largest dimension a sweep takes (the C kernel's limit is 2^26; this
 #: one keeps a typo from asking for terabytes before the memory check).
 MAX_DIMENSION = 1 << 20
@@ -60,7 +64,10 @@ class MatrixOptions:
                                 "every rank", metavar="RxC", type=mesh_arg, default_text="as square as possible")
     kernels: tuple = option(tuple(KERNELS), "--matrix-kernels", "the kernels to run, comma-separated",
                             metavar="K,K,...", type=kernels_arg, default_text="all six: " + ", ".join(KERNELS))
-    cap_s: float = option(DEFAULT_CAP_S, "--matrix-cap", "time cap per kernel and dimension in seconds", metavar="S",
-                          type=float, range=Range(0, 60, lo_open=True, unit="s"))
+    cap_s: float = option(DEFAULT_CAP_S, "--matrix-cap", "time cap per kernel and dimension in seconds, shared by "
+                          "the passes", metavar="S", type=float, range=Range(0, 60, lo_open=True, unit="s"))
+    passes: int = option(DEFAULT_PASSES, "--matrix-passes", "passes over every dimension and kernel, their samples "
+                         "pooled (a burst of load elsewhere hits one pass, not one dimension)", metavar="N", type=int,
+                         range=Range(1, 100))
     rse: float = option(DEFAULT_RSE, "--matrix-rse", "stop repeating once the median's relative standard error is "
                         "below this", metavar="F", type=float, range=Range(0, 1, lo_open=True, hi_open=True))

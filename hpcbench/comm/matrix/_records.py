@@ -17,8 +17,8 @@ Dims = Annotated[list[int], NON_EMPTY]
 class MatrixParameters(Mapping):
     """How the matrix benchmark ran: ranks, the mesh (rows x cols and its
     layout), the dimensions swept, the precision and time cap of each
-    kernel and dimension, what a sample is, what the broadcasts send and
-    what is verified."""
+    kernel and dimension, the passes that share the cap, what a sample is,
+    what the broadcasts send and what is verified."""
     ranks: One
     rows: One
     cols: One
@@ -27,6 +27,7 @@ class MatrixParameters(Mapping):
     kernels: Annotated[list[str], NON_EMPTY]
     rse_target: float
     cap_s: float
+    passes: One
     statistic: str
     broadcast: str
     setup: str
