@@ -20,7 +20,8 @@ def plot_kernel(ax: Any, result: KernelResult, color: Any = None) -> None:
     median = np.asarray(result.median, dtype=float) * 1e6
     p90 = np.asarray(result.p90, dtype=float) * 1e6
     g = result.growth
-    label = result.kernel + (f" (n^{g.exponent:.2f})" if g.exponent is not None else "")
+    step = " + step" if g.step_at is not None else ""
+    label = result.kernel + (f" (n^{g.exponent:.2f}{step})" if g.exponent is not None else "")
     points = ax.errorbar(n, median, yerr=[np.zeros_like(median), np.maximum(p90 - median, 0)], fmt="o", ms=4,
                          capsize=2, color=color, label=label)
     if g.exponent is not None and g.t0 is not None and g.coefficient is not None:
