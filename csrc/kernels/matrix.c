@@ -338,6 +338,8 @@ static int prepare(struct matrix_run *m, int *peer_failed)
     }
     find_partners(m);
     hpcb_matrix_expected(p, m->rank, 0, m->cur);
+    if (m->spare != NULL)   /* its pages faulted in now, not in the first timed receive */
+        memset(m->spare, 0, (h + 2) * (w + 2) * sizeof(double));
     if (is_broadcast(p->op)) {
         int rows = p->op == HPCB_MATRIX_ROW_BROADCAST;   /* a row travels down its mesh column */
         int color = (int)(rows ? m->place[0].col : m->place[0].row);
