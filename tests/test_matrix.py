@@ -268,16 +268,20 @@ def test_times_read_in_their_unit():
     assert [time_text(t) for t in (5e-6, 1.234e-3, 2.0, None)] == ["5.0 us", "1.23 ms", "2.00 s", "-"]
 
 
-def test_a_protocol_step_is_not_growth():
-    """Open MPI's eager-to-rendezvous switch adds a constant from one size
-    on: read as a power law it would make a linear kernel look cubic."""
-    times = noisy(9e-6 + 2e-9 * DIMS + 2e-5 * (DIMS >= 1024), spread=0.01)
-    g = fit_growth(DIMS, times, 1)
-    assert g.step_at == 1024 and g.step == pytest.approx(2e-5, rel=0.2)
-    assert g.verdict == "agrees" and abs(g.exponent - 1) <= 0.2
-    assert np.allclose(g.predict(DIMS), times, rtol=0.05)
+def test_a_protocol_switch_is_not_growth():
+    """Open MPI's eager-to-rendezvous switch changes the constant and the
+    cost per element from one size on: read as one power law it would make
+    a linear kernel look quadratic."""
+    dims = np.array(default_dims(Mesh(2, 2)), dtype=float)          # 64 .. 2048 in steps of sqrt(2)
+    times = noisy(np.where(dims >= 1024, 3e-5 + 1e-8 * dims, 9e-6 + 4e-9 * dims), spread=0.01)
+    g = fit_growth(dims, times, 1)
+    assert g.regime_at == 1024 and g.verdict == "agrees" and abs(g.exponent - 1) <= 0.2
+    assert g.t0_after == pytest.approx(3e-5, rel=0.3) and g.coefficient_after == pytest.approx(1e-8, rel=0.3)
+    assert np.allclose(g.predict(dims), times, rtol=0.05)
+    one = fit_growth(dims[:-1], times[:-1], 1)            # two dimensions after the switch: too few to split
+    assert one.regime_at is None
 
 
-def test_smooth_times_take_no_step():
+def test_smooth_times_keep_one_regime():
     for exponent, t0, c in ((1, 3e-6, 2e-9), (2, 5e-6, 1e-10)):
-        assert fit_growth(DIMS, noisy(t0 + c * DIMS ** exponent), exponent).step_at is None
+        assert fit_growth(DIMS, noisy(t0 + c * DIMS ** exponent), exponent).regime_at is None

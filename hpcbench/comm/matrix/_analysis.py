@@ -11,16 +11,17 @@ each p, (t0, c) is a non-negative least-squares solution.
 
 A message-passing library changes protocol at some message size (Open MPI's
 shared memory goes from eager copies to single-copy rendezvous at 4 KiB),
-which adds a step to the constant, not a growth: read as a power law, a
-step makes a linear kernel look cubic. So the model may take one step s >= 0
-from one measured dimension on (at least two dimensions either side), kept
-only where it explains what the power law alone cannot (F-test against the
-model without it, p < 0.001: strict, because the step's place is chosen
-among several).
+which changes both the constant and the cost per element, as the regions of
+the comm models do: read as one power law, such a switch makes a linear
+kernel look quadratic or cubic. So the model may split the dimensions in two
+regimes at one measured dimension (at least three dimensions in each), each
+with its own t0 and c and the same p, kept only where it explains what one
+regime cannot (F-test, p < 0.001: strict, because the split's place is
+chosen among several).
 
 The interval of p is where the residual stays within the F-test bound of
 the best (95 %, one parameter of interest, m - 3 degrees of freedom for m
-dimensions, one fewer with a step). The verdict compares it with the
+dimensions, two fewer with two regimes). The verdict compares it with the
 thesis' exponent and the other one (1 vs 2): "agrees" when only the thesis'
 lies inside, "undecided" when both do (the constant hides the growth over
 the dimensions measured), "differs" when the thesis' lies outside.
@@ -40,15 +41,18 @@ THESIS_EXPONENT = {"update_guard": 1, "shift_north": 2, "shift_east": 2, "transp
 #: Exponents scanned (step 0.01).
 EXPONENTS = np.round(np.arange(0.0, 3.0 + 1e-9, 0.01), 2)
 CONFIDENCE = 0.95
-#: A step is kept where the F-test against no step gives p below this.
-STEP_SIGNIFICANCE = 1e-3
+#: Two regimes are kept where the F-test against one gives p below this.
+SPLIT_SIGNIFICANCE = 1e-3
+#: Dimensions each regime needs at least.
+REGIME_POINTS = 3
 
 
 @dataclass
 class Growth:
-    """t(n) = t0 + step [n >= step_at] + coefficient * n^exponent fitted to
-    one kernel, the exponent's interval, and the verdict against the
-    thesis' exponent."""
+    """t(n) = t0 + coefficient * n^exponent fitted to one kernel (from
+    dimension regime_at on, where the times change regime, t0_after and
+    coefficient_after instead), the exponent's interval, and the verdict
+    against the thesis' exponent."""
 
     expected: int                   #: the thesis' exponent
     exponent: float | None          #: best fit (None with fewer than 3 dimensions)
@@ -57,26 +61,31 @@ class Growth:
     t0: float | None                #: seconds
     coefficient: float | None       #: seconds per n^exponent
     verdict: str                    #: agrees, differs, undecided, or too few dimensions
-    step_at: int | None = None      #: the first dimension after a protocol step (None: no step)
-    step: float | None = None       #: seconds the step adds
+    regime_at: int | None = None    #: the first dimension of a second regime (None: one regime)
+    t0_after: float | None = None   #: seconds, from regime_at on
+    coefficient_after: float | None = None
 
     def predict(self, n: npt.ArrayLike) -> np.ndarray:
         """Seconds the fit gives at dimensions n."""
-        if self.exponent is None or self.t0 is None or self.coefficient is None:
-            return np.full(np.shape(n), np.nan)
         x = np.asarray(n, dtype=float)
-        jump = (self.step or 0.0) * (x >= self.step_at) if self.step_at is not None else 0.0
-        return self.t0 + jump + self.coefficient * x ** self.exponent
+        if self.exponent is None or self.t0 is None or self.coefficient is None:
+            return np.full(x.shape, np.nan)
+        t = self.t0 + self.coefficient * x ** self.exponent
+        if self.regime_at is not None and self.t0_after is not None and self.coefficient_after is not None:
+            t = np.where(x >= self.regime_at, self.t0_after + self.coefficient_after * x ** self.exponent, t)
+        return t
 
 
-def _profile(x: np.ndarray, t: np.ndarray, step: np.ndarray | None) -> tuple:
+def _profile(x: np.ndarray, t: np.ndarray, after: np.ndarray | None) -> tuple:
     """Per exponent of EXPONENTS: the relative residual sum of squares and
-    the non-negative coefficients (t0, [step,] c) of the model (x scaled to
-    at most 1, so that the columns are all of order 1)."""
+    the non-negative coefficients (t0, c[, t0_after, c_after]) of the model
+    (x scaled to at most 1, so that the columns are all of order 1; `after`
+    marks the second regime's dimensions)."""
     rss, coefs = [], []
     ones = np.ones_like(x)
     for p in EXPONENTS:
-        columns = [ones, x ** p] if step is None else [ones, step, x ** p]
+        xp = x ** p
+        columns = [ones, xp] if after is None else [ones * (1 - after), xp * (1 - after), ones * after, xp * after]
         coef, norm = nnls(np.column_stack(columns) / t[:, None], np.ones_like(t))
         rss.append(norm ** 2)
         coefs.append(coef)
@@ -97,23 +106,23 @@ def fit_growth(dims: npt.ArrayLike, times: npt.ArrayLike, expected: int) -> Grow
     scale = n.max()
     x = n / scale
     rss, coefs = _profile(x, t, None)
-    step_at = None
-    if m >= 6:                        # room for a step with two dimensions either side and a test
-        best_rss = rss.min()
-        for k in range(2, m - 1):
-            if n[k] == n[k - 1]:
-                continue
-            r, c = _profile(x, t, (n >= n[k]).astype(float))
-            f = (best_rss - r.min()) / (r.min() / (m - 4)) if r.min() > 0 else np.inf
-            if f_distribution.sf(f, 1, m - 4) < STEP_SIGNIFICANCE and r.min() < rss.min():
-                rss, coefs, step_at = r, c, int(n[k])
+    regime_at = None
+    one_regime = rss.min()
+    for k in range(REGIME_POINTS, m - REGIME_POINTS + 1):
+        if m - 5 < 1 or n[k] == n[k - 1]:
+            continue
+        r, c = _profile(x, t, (n >= n[k]).astype(float))
+        f = ((one_regime - r.min()) / 2) / (r.min() / (m - 5)) if r.min() > 0 else np.inf
+        if f_distribution.sf(f, 2, m - 5) < SPLIT_SIGNIFICANCE and r.min() < rss.min():
+            rss, coefs, regime_at = r, c, int(n[k])
     best = int(np.argmin(rss))
     coef = coefs[best]
     p = float(EXPONENTS[best])
-    growth = Growth(expected, p, None, None, float(coef[0]), float(coef[-1] / scale ** p), "undecided")
-    if step_at is not None:
-        growth.step_at, growth.step = step_at, float(coef[1])
-    dof = m - 3 - (step_at is not None)
+    growth = Growth(expected, p, None, None, float(coef[0]), float(coef[1] / scale ** p), "undecided")
+    if regime_at is not None:
+        growth.regime_at, growth.t0_after, growth.coefficient_after = regime_at, float(coef[2]), \
+            float(coef[3] / scale ** p)
+    dof = m - 3 - 2 * (regime_at is not None)
     if dof < 1:
         growth.verdict = "too few dimensions"
         return growth

@@ -20,16 +20,20 @@ def plot_kernel(ax: Any, result: KernelResult, color: Any = None) -> None:
     median = np.asarray(result.median, dtype=float) * 1e6
     p90 = np.asarray(result.p90, dtype=float) * 1e6
     g = result.growth
-    step = " + step" if g.step_at is not None else ""
-    label = result.kernel + (f" (n^{g.exponent:.2f}{step})" if g.exponent is not None else "")
+    regimes = ", 2 regimes" if g.regime_at is not None else ""
+    label = result.kernel + (f" (n^{g.exponent:.2f}{regimes})" if g.exponent is not None else "")
     points = ax.errorbar(n, median, yerr=[np.zeros_like(median), np.maximum(p90 - median, 0)], fmt="o", ms=4,
                          capsize=2, color=color, label=label)
     if g.exponent is not None and g.t0 is not None and g.coefficient is not None:
-        grid = np.geomspace(n.min(), n.max(), 200)
-        fit = g.t0 + g.coefficient * grid ** g.exponent
-        if g.step_at is not None and g.step is not None:
-            fit = fit + g.step * (grid >= g.step_at)
-        ax.plot(grid, fit * 1e6, "-", lw=1, color=points[0].get_color())
+        color = points[0].get_color()
+        pieces = [(n.min(), n.max(), g.t0, g.coefficient)]
+        if g.regime_at is not None and g.t0_after is not None and g.coefficient_after is not None:
+            below = n[n < g.regime_at]
+            pieces = [(n.min(), below.max() if below.size else n.min(), g.t0, g.coefficient),
+                      (g.regime_at, n.max(), g.t0_after, g.coefficient_after)]
+        for lo, hi, t0, c in pieces:
+            grid = np.geomspace(lo, hi, 100)
+            ax.plot(grid, (t0 + c * grid ** g.exponent) * 1e6, "-", lw=1, color=color)
 
 
 def plot_matrix(record: MatrixRecord, axes: Any = None) -> Any:

@@ -61,11 +61,11 @@ class MatrixRaw(Mapping):
 
 @dataclass(kw_only=True)
 class GrowthRecord(Mapping):
-    """t(n) = t0 + step [n >= step_at] + coefficient n^exponent fitted over
-    the dimensions (t0 and step in seconds; step_at null where the times
-    need no protocol step), the interval of exponents the data allow, the
-    thesis' exponent, and the verdict: agrees, differs, undecided or too
-    few dimensions."""
+    """t(n) = t0 + coefficient n^exponent fitted over the dimensions (t0 in
+    seconds), from regime_at on t0_after + coefficient_after n^exponent
+    where the times change regime (a protocol switch; null where they do
+    not), the interval of exponents the data allow, the thesis' exponent,
+    and the verdict: agrees, differs, undecided or too few dimensions."""
     expected: One
     exponent: float | None
     low: float | None
@@ -73,8 +73,9 @@ class GrowthRecord(Mapping):
     t0: float | None
     coefficient: float | None
     verdict: str
-    step_at: int | None
-    step: float | None
+    regime_at: int | None
+    t0_after: float | None
+    coefficient_after: float | None
 
 
 @dataclass(kw_only=True)

@@ -20,8 +20,8 @@ def growth_text(g: GrowthRecord) -> str:
     if g.exponent is None:
         return f"thesis n^{g.expected}: {g.verdict}"
     interval = f" ({g.low:.2f}..{g.high:.2f})" if g.low is not None and g.high is not None else ""
-    if g.step_at is not None and g.step is not None:
-        interval += f" + a step of {time_text(g.step)} from n = {g.step_at}"
+    if g.regime_at is not None:
+        interval += f", a second regime from n = {g.regime_at} (t0 {time_text(g.t0_after)})"
     note = {"undecided": " (n^1 and n^2 both fit these times)",
             "differs": f" (n^{g.expected} lies outside the interval)"}.get(g.verdict, "")
     return f"n^{g.exponent:.2f}{interval}; thesis n^{g.expected}: {g.verdict}{note}"
@@ -38,8 +38,8 @@ def matrix_summary(record: MatrixRecord) -> list:
     medians = [dict(zip(k.dims, k.median)) for k in d.kernels]
     for n in dims:
         lines.append(f"    {n:>6}" + "".join(f"{time_text(m.get(n)):>{width}}" for m in medians))
-    lines.append("  growth, t0 + c n^p fitted (95% interval of p; a step where the protocol changes), against the "
-                 "thesis:")
+    lines.append("  growth, t0 + c n^p fitted (95% interval of p; t0 and c anew where the protocol changes), against "
+                 "the thesis:")
     for k in d.kernels:
         lines.append(f"    {k.kernel:<15}{growth_text(k.growth)}")
     return lines
