@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from ..._outliers import Outliers
-from ..._record import NON_EMPTY, Count, Mapping, One, Record, optional, require, required
+from ..._record import NON_EMPTY, Count, Mapping, NonNegative, One, Record, optional, require, required
 from .._records import MeshRecord
 
 #: raw samples (ns): nested lists of numbers
 Samples = Any
-Dims = Annotated[list[int], NON_EMPTY]
+Dims = Annotated[list[One], NON_EMPTY]
 
 
 @dataclass(kw_only=True)
@@ -67,15 +67,15 @@ class GrowthRecord(Mapping):
     not), the interval of exponents the data allow, the thesis' exponent,
     and the verdict: agrees, differs, undecided or too few dimensions."""
     expected: One
-    exponent: float | None
-    low: float | None
-    high: float | None
-    t0: float | None
-    coefficient: float | None
+    exponent: NonNegative | None
+    low: NonNegative | None
+    high: NonNegative | None
+    t0: NonNegative | None
+    coefficient: NonNegative | None
     verdict: str
-    regime_at: int | None
-    t0_after: float | None
-    coefficient_after: float | None
+    regime_at: One | None
+    t0_after: NonNegative | None
+    coefficient_after: NonNegative | None
 
 
 @dataclass(kw_only=True)
@@ -84,9 +84,9 @@ class KernelResult(Mapping):
     slowest rank's time (seconds), and how the median grows with n."""
     kernel: str
     dims: Dims
-    median: list[float]
-    minimum: list[float]
-    p90: list[float]
+    median: list[NonNegative]
+    minimum: list[NonNegative]
+    p90: list[NonNegative]
     growth: GrowthRecord
     outliers: Outliers
 

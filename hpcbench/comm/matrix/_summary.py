@@ -20,8 +20,11 @@ def growth_text(g: GrowthRecord) -> str:
     if g.exponent is None:
         return f"thesis n^{g.expected}: {g.verdict}"
     interval = f" ({g.low:.2f}..{g.high:.2f})" if g.low is not None and g.high is not None else ""
-    if g.regime_at is not None:
-        interval += f", a second regime from n = {g.regime_at} (t0 {time_text(g.t0_after)})"
+    if g.regime_at is not None and None not in (g.t0, g.coefficient, g.t0_after, g.coefficient_after):
+        jump = (g.t0_after + g.coefficient_after * g.regime_at ** g.exponent
+                - g.t0 - g.coefficient * g.regime_at ** g.exponent)
+        sign = "+" if jump >= 0 else "-"
+        interval += f", a second regime from n = {g.regime_at} ({sign}{time_text(abs(jump))} there)"
     note = {"undecided": " (n^1 and n^2 both fit these times)",
             "differs": f" (n^{g.expected} lies outside the interval)"}.get(g.verdict, "")
     return f"n^{g.exponent:.2f}{interval}; thesis n^{g.expected}: {g.verdict}{note}"
