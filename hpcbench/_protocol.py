@@ -182,6 +182,10 @@ class Benchmark:
         given = {name: value for name, (_, value) in self.given_flags(args).items()}
         return dataclasses.replace(self.options_type(), **given)
 
+    def in_default_suite(self, job: Job) -> bool:
+        """Whether `run` without benchmark names runs it in a job of this shape."""
+        return self.default and job.ranks >= self.min_ranks and job.nodes >= self.min_nodes
+
     # ---- what each benchmark implements ------------------------------------------------
 
     def check(self, options: Any, topology: Topology, job: Job = Job()) -> Any:

@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.comm",
-            "hpcbench.network", "hpcbench.multibsp", "hpcbench.report", "hpcbench.cli"]
+            "hpcbench.comm.matrix", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report", "hpcbench.cli"]
 
 
 def public(package):

@@ -42,7 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "docs", "examples", "*.json")))
 SCREENSHOTS = os.path.join(ROOT, "build", "report-screenshots")
 #: Benchmarks whose records this branch taught the report to explain.
-EXPLAINED = {"cache", "shared-caches", "memory", "multibsp", "comm", "distance", "network-access"}
+EXPLAINED = {"cache", "shared-caches", "memory", "multibsp", "comm", "distance", "network-access", "matrix"}
 
 
 def cli(*args):
