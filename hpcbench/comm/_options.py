@@ -8,6 +8,7 @@ from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE
 from .._argtypes import size_arg
 from .._protocol import option
 from .._validate import Range
+from ._layerplan import DEFAULT_SAMPLE, PAIR_MODES
 from ._layers import DEFAULT_TOLERANCE
 from ._sweep import DEFAULT_MAX_SIZE, MAX_MESSAGE
 
@@ -20,9 +21,14 @@ class CommOptions:
                           type=float, range=Range(0, 60, lo_open=True, unit="s"))
     rse: float = option(DEFAULT_RSE, "--comm-rse", "stop repeating once the median's relative standard error is "
                         "below this", metavar="F", type=float, range=Range(0, 1, lo_open=True, hi_open=True))
-    probe_size: int | None = option(None, "--comm-probe", "message size for the all-pairs latency of Servet's "
+    probe_size: int | None = option(None, "--comm-probe", "message size for the pair latencies of Servet's "
                                     "layers", metavar="SIZE", type=size_arg, default_text="the L1 size",
                                     range=Range(0, MAX_MESSAGE, size=True))
     layer_tolerance: float = option(DEFAULT_TOLERANCE, "--comm-layer-tolerance", "relative latency gap that "
                                     "separates two layers", metavar="F", type=float,
                                     range=Range(0, 10, lo_open=True))
+    pairs: str = option("auto", "--comm-pairs", "pairs of ranks whose latency Servet's layers measure: auto, one "
+                        "per class of relation (what the two ranks share on a node, or their nodes' distance) "
+                        "plus checks; all, every pair", choices=PAIR_MODES)
+    sample: int = option(DEFAULT_SAMPLE, "--comm-sample", "random pairs that check the classes in auto mode",
+                         metavar="N", type=int, range=Range(0, 10000))
