@@ -197,7 +197,7 @@ class CommBenchmark(Benchmark):
         if size >= 4:
             e = fits["echo"]
             known = {(0, 1): [e.n_half, e.n_90]} if e.n_half and e.n_90 else {}
-            raw_contention, contention = contention_study(comm, placement, sizes, known, o.cap_s, progress=say)
+            raw_contention, contention = contention_study(comm, placement, sizes.tolist(), known, o.cap_s, progress=say)
             raw_hops, hops = _hops(comm, common)
             say("comm: contention and hops done")
         else:

@@ -170,7 +170,9 @@ def plan_layers(placement: Sequence[Placement], topology: Topology, mode: str = 
         pairs = list(class_of)
         return LayerPlan(mode, class_of, representative, [], _rounds(pairs, nodes))
 
-    rounds, checks, chosen = [], [], set(representative.values())
+    rounds: list = []
+    checks: list = []
+    chosen = set(representative.values())
     within = [c for c, p in representative.items() if nodes[p[0]] == nodes[p[1]]]
     for cls in within:                      # the representative, and the same class on every other node
         on_nodes = [first_on_node[(cls, n)] for n in sorted(set(nodes.values())) if (cls, n) in first_on_node]

@@ -105,7 +105,8 @@ def _cell(sub: MPI.Intracomm, size: int, n: int, rse: float, cap_s: float) -> np
     target = int(min(max(cap_s / max(per_iteration, 1e-9), MIN_ITERATIONS), MAX_ITERATIONS))
     batch = max(MIN_ITERATIONS, target // 4)
     warmup = max(2, target // 20)
-    chunks, started = [], time.monotonic()
+    chunks: list = []
+    started = time.monotonic()
     while True:
         chunks.append(collectively(sub, call, warmup if not chunks else 0, batch) / rate)
         seconds = np.concatenate(chunks, axis=1)
@@ -183,4 +184,5 @@ def overlap(comm: MPI.Intracomm, vector_lengths: npt.ArrayLike | None = None, si
 
 
 def _flags(grid: OverlapGrid, crowded: str | None) -> list[OverlapFlag]:
-    return overlap_flags(grid.vector_lengths, grid.sizes, grid.times, grid.rse, grid.overlap_percent, crowded)
+    return overlap_flags(grid.vector_lengths.tolist(), grid.sizes.tolist(), grid.times, grid.rse,
+                         grid.overlap_percent, crowded)

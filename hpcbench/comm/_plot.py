@@ -86,9 +86,9 @@ def plot_scaling(record: CommRecord, ax: Any) -> None:
         label = f"{curve.kernel}{f' {format_size(curve.size)}' if curve.size else ''}: {fit.model}"
         line, = ax.plot(fit.counts, np.array(fit.times) * 1e6, "o", ms=4, label=label)
         p = np.linspace(min(fit.counts), max(fit.counts), 50)
-        if fit.model.startswith("log P") and fit.log_slope is not None:
+        if fit.model.startswith("log P") and fit.log_slope is not None and fit.log_intercept is not None:
             ax.plot(p, (fit.log_intercept + fit.log_slope * np.log2(p)) * 1e6, "-", color=line.get_color(), lw=1)
-        elif fit.model == "linear" and fit.linear_slope is not None:
+        elif fit.model == "linear" and fit.linear_slope is not None and fit.linear_intercept is not None:
             ax.plot(p, (fit.linear_intercept + fit.linear_slope * p) * 1e6, "--", color=line.get_color(), lw=1)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

@@ -34,7 +34,6 @@ SCALING_SIZES = (8, 65536)
 FLAT = 0.10
 #: The better model must fit this much better (relative RMS) to be named alone.
 CLEAR = 1.5
-MODELS = ("log P", "linear")
 
 
 def process_counts(n: int) -> list[int]:
@@ -119,13 +118,10 @@ def growth_fit(counts: Sequence[float], times: Sequence[float]) -> GrowthFit:
         return fit
     if np.unique(p).size < 3:
         return fit
-    for model, x in zip(MODELS, (np.log2(p), p)):
-        a, b, rms = _relative_line(x, t)
-        if model == "log P":
-            fit.log_intercept, fit.log_slope, fit.log_rms = a, b, rms
-        else:
-            fit.linear_intercept, fit.linear_slope, fit.linear_rms = a, b, rms
-    best, other = sorted(((fit.log_rms, "log P"), (fit.linear_rms, "linear")))
+    fit.log_intercept, fit.log_slope, log_rms = _relative_line(np.log2(p), t)
+    fit.linear_intercept, fit.linear_slope, linear_rms = _relative_line(p, t)
+    fit.log_rms, fit.linear_rms = log_rms, linear_rms
+    best, other = sorted(((log_rms, "log P"), (linear_rms, "linear")))
     if other[0] <= 0.01:
         fit.model = "log P or linear"       # both lines within 1 %: the data cannot tell
     else:

@@ -40,7 +40,7 @@ def on_ranks(comm: MPI.Intracomm, ranks: Sequence[int], fn: Callable[[MPI.Intrac
     result, problem = None, None
     if member:
         try:
-            result = fn(sub)
+            result = fn(sub)  # type: ignore[arg-type]   # Split of an Intracomm is one
         except (ValueError, RuntimeError, OSError, MemoryError, TypeError) as e:
             # CommError (a RuntimeError) already names the rank that failed.
             problem = str(e) if isinstance(e, CommError) else f"rank {rank}: {e}"
