@@ -2,7 +2,8 @@
 
 Every function here is collective: all ranks of `comm` call it with the same
 arguments, and all get the same result object back (it is broadcast from the
-rank that measured). Timed loops run in C (hpcbench._core) with the GIL
+rank that measured). Point-to-point kernels run their pair on a
+sub-communicator while the other ranks sleep (_subset.py). Timed loops run in C (hpcbench._core) with the GIL
 released; repetitions are adaptive (adaptive.py); payloads are checked after
 every timed loop. Times are seconds, sizes bytes.
 
@@ -45,6 +46,11 @@ def _pair(comm, test_rank, peer):
 
 def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, halve):
     sizes = check_sizes(message_sizes() if sizes is None else sizes)
+    if comm.Get_size() > 2:
+        # The pair on a communicator of its own; the other ranks sleep instead
+        # of spinning in MPI while it measures (_subset.py).
+        return on_ranks(comm, [test_rank, peer], lambda sub: _p2p_sweep(sub, kernel, fn, sizes, 0, 1, rse, cap_s,
+                                                                         statistic, halve), root=test_rank)
     rank = comm.Get_rank()
     partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
     samples, warmups, rses, inners, per_rank = [], [], [], [], []

@@ -36,6 +36,7 @@ from ..topology import Topology
 from ._kernels import pingpong
 from ._layerplan import DEFAULT_SAMPLE, LayerPlan, PairNamer, plan_layers
 from ._models import regional_fit
+from ._subset import on_ranks
 from ._records import LayerCheck, LayerClass, LayerPlanRecord, LayerRecord, LayerScalability, Placement
 from ._sweep import SizeSweep
 
@@ -106,38 +107,45 @@ def scalability_counts(n: int) -> list:
     return counts + [n] if n >= 1 else []
 
 
+def _on_pairs(comm: MPI.Intracomm, pairs: Sequence[tuple], fn: Callable) -> list:
+    """fn(sub, partner, initiator) on a sub-communicator of the pairs' ranks
+    (pair i is sub-ranks 2i, 2i + 1; the others sleep); returns the
+    initiators' results in the order of `pairs`, on every rank."""
+    ranks = [r for pair in pairs for r in pair]
+    if len(set(ranks)) != len(ranks):
+        raise ValueError(f"pairs measured at once must not share a rank, got {list(pairs)}")
+
+    def measure(sub: MPI.Intracomm) -> list:
+        me = sub.Get_rank()
+        mine = fn(sub, me ^ 1, me % 2 == 0)
+        return sub.allgather(mine)[::2]
+
+    return on_ranks(comm, ranks, measure, root=ranks[0])
+
+
 def measure_concurrent(comm: MPI.Intracomm, pairs: list, size: int, iterations: int = 200, warmup: int = 20) -> float:
-    """Mean over `pairs` of each initiator's median one-way time while all
-    pairs run echo at once (a common barrier starts them)."""
-    rank = comm.Get_rank()
-    partner, initiator = -1, False
-    for a, b in pairs:
-        if rank == a:
-            partner, initiator = b, True
-        elif rank == b:
-            partner = a
-    ticks = collectively(comm, _core.echo, comm, partner, initiator, size, warmup, iterations)
-    mine = float(np.median(ticks)) / ticks_per_second() / 2 if initiator else None
-    medians = [m for m in comm.allgather(mine) if m is not None]
-    return float(np.mean(medians))
+    """Mean over `pairs` of each initiator's median one-way time (seconds)
+    while all pairs run echo of `size` bytes at once (a common barrier
+    starts them; the other ranks sleep). Collective."""
+    def one(sub: MPI.Intracomm, partner: int, initiator: bool) -> float | None:
+        ticks = collectively(sub, _core.echo, sub, partner, initiator, size, warmup, iterations)
+        return float(np.median(ticks)) / ticks_per_second() / 2 if initiator else None
+
+    return float(np.mean(_on_pairs(comm, pairs, one)))
 
 
 def measure_round(comm: MPI.Intracomm, pairs: Sequence[tuple], size: int, cap_s: float = 0.05) -> dict:
     """Echo of `size` bytes on every pair of the round at once (pairs share
-    no rank): {pair: one-way seconds, the initiator's median}. Repetitions
-    are adaptive, judged on the round's first pair. Collective."""
-    rank = comm.Get_rank()
-    partner, initiator = -1, False
-    for a, b in pairs:
-        if rank in (a, b):
-            partner, initiator = (b, True) if rank == a else (a, False)
+    no rank; the other ranks sleep): {pair: one-way seconds, the initiator's
+    median}. Repetitions are adaptive, judged on the round's first pair.
+    Collective."""
+    def one(sub: MPI.Intracomm, partner: int, initiator: bool) -> float | None:
+        def call(warmup: int, iterations: int, inner: int) -> np.ndarray:
+            return _core.echo(sub, partner, initiator, size, warmup, iterations, inner)
+        seconds, _, _ = run_adaptive(sub, call, decider=0, cap_s=cap_s, grouped=True)
+        return float(np.median(seconds)) / 2 if initiator else None
 
-    def call(warmup: int, iterations: int, inner: int) -> np.ndarray:
-        return _core.echo(comm, partner, initiator, size, warmup, iterations, inner)
-
-    seconds, _, _ = run_adaptive(comm, call, decider=pairs[0][0], cap_s=cap_s, grouped=True)
-    medians = comm.allgather(float(np.median(seconds)) / 2 if initiator else None)
-    return {(a, b): medians[a] for a, b in pairs}
+    return dict(zip(pairs, _on_pairs(comm, pairs, one)))
 
 
 @dataclass
@@ -196,8 +204,8 @@ def survey_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, size
     """Servet's layers (module doc): latencies at probe_size of the pairs the
     plan names (_layerplan.py), layers, a sweep over `sizes` per layer (taken
     from `known`, {pair: SizeSweep}, where the layer's representative has
-    one) and each layer's scalability. Collective; the same survey on every
-    rank."""
+    one) and each layer's scalability. cap_s: seconds per pair latency and
+    per size of a layer's sweep. Collective; the same survey on every rank."""
     placement = gather_placement(comm)
     plan = plan_layers(placement, topology, mode, sample)
     latencies: dict = {}
@@ -213,7 +221,7 @@ def survey_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, size
     layers = _group(plan, latencies, names, tolerance, list(known))
     for layer in layers:
         a, b = layer.representative
-        layer.sweep = known.get((a, b)) or pingpong(comm, sizes, peer=b, test_rank=a)
+        layer.sweep = known.get((a, b)) or pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s)
         layer.regions = regional_fit(layer.sweep.sizes, np.maximum(layer.sweep.median, 1e-12))
         layer.latency = float(np.mean([latencies[p] for p in layer.pairs if p in latencies]))
         alone = None
