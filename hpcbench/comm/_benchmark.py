@@ -2,8 +2,10 @@
 
 Order: echo (ping-pong) over all sizes, regionalised fit, extra sizes around
 each detected protocol change; pairwise exchange; broadcast; global sum;
-barrier; DAXPY rate; overlap; echo with contention and echo over hops (with
-4 ranks or more); Servet's communication layers. Every part is collective;
+barrier; DAXPY rate; overlap (flagged cells measured again); with 4 ranks or
+more the collectives against the number of processes, echo with contention
+on ranks chosen from the placement, and echo over hops; Servet's
+communication layers (auto or all pairs). Every part is collective;
 measurements are broadcast, so every rank computes the same derived values.
 """
 from __future__ import annotations
@@ -128,8 +130,8 @@ class CommBenchmark(Benchmark):
     """CoMet's message-passing kernels, Servet's communication layers, fitted models
 
     Every rank takes part: echo, exchange, broadcast, global sum, barrier,
-    DAXPY, overlap, contention and hops, then the latency of every pair of
-    ranks grouped into layers (docs/comm.md)."""
+    DAXPY, overlap, collectives against the number of processes, contention
+    and hops, then pair latencies grouped into layers (docs/comm.md)."""
 
     name = "comm"
     scope = "world"
