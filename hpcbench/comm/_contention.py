@@ -37,7 +37,6 @@ from ._layerplan import node_order
 from ._models import bandwidth_thresholds
 from ._records import ContentionControl, ContentionLoad, ContentionRecord, Placement
 from ._sanity import crowding
-from ._subset import on_ranks
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -120,12 +119,12 @@ def contention_study(comm: MPI.Intracomm, placement: Sequence[Placement], sizes:
     raw: dict = {"echo_pair": list(ranks.echo_pair), "load_pair": list(ranks.load_pair)}
     loads = (known_loads or {}).get(ranks.echo_pair)
     if loads is None:
-        sweep = on_ranks(comm, [a, b], lambda sub: pingpong(sub, sizes, cap_s=cap_s / 4), root=a)
+        sweep = pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s / 4)
         raw["sweep"] = sweep.to_samples()
         found = bandwidth_thresholds(sweep.sizes, np.maximum(sweep.median, 1e-12))
         loads = [found[0.5], found[0.9]]
     loads = sorted({max(int(round(x)), 1) for x in loads})
-    alone = on_ranks(comm, [a, b], lambda sub: pingpong(sub, CONTENTION_SIZES, cap_s=cap_s), root=a)
+    alone = pingpong(comm, CONTENTION_SIZES, peer=b, test_rank=a, cap_s=cap_s)
     raw.update(alone=alone.to_samples(), loaded=[])
     iterations = _iterations(alone.median, cap_s)
     runs = []
