@@ -182,16 +182,15 @@ class CommBenchmark(Benchmark):
 
         daxpy = kernels.daxpy() if comm.Get_rank() == 0 else None
         daxpy = comm.bcast(daxpy, root=0)
-        # A cell of the overlap grid runs all four modes; the four vector
-        # lengths of one message size share the time cap of a size.
-        grid = overlap(comm, rse=o.rse, cap_s=o.cap_s / 4)
+        # A cell of the overlap grid (all four modes) gets the cap of a size.
+        grid = overlap(comm, rse=o.rse, cap_s=o.cap_s)
         say(f"comm: daxpy and overlap done ({len(grid.flags)} overlap cell(s) flagged after "
             f"{len(grid.repeated)} repeated)")
 
         notes = []
         scaling = raw_scaling = None
         if size >= 4:
-            measured = measure_scaling(comm, rse=o.rse, cap_s=o.cap_s / 4, progress=say)
+            measured = measure_scaling(comm, rse=o.rse, cap_s=o.cap_s, progress=say)
             raw_scaling, scaling = scaling_record(measured)
         else:
             notes.append("collectives against the number of processes need 4 ranks or more; skipped")

@@ -37,6 +37,7 @@ from ._layerplan import node_order
 from ._models import bandwidth_thresholds
 from ._records import ContentionControl, ContentionLoad, ContentionRecord, Placement
 from ._sanity import crowding
+from ._sweep import CAP_S
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -106,7 +107,7 @@ def _iterations(alone: np.ndarray, cap_s: float) -> list[int]:
 
 
 def contention_study(comm: MPI.Intracomm, placement: Sequence[Placement], sizes: Sequence[int],
-                     known_loads: dict | None = None, cap_s: float = 0.2,
+                     known_loads: dict | None = None, cap_s: float = CAP_S,
                      progress: Callable[[str], None] | None = None) -> tuple[dict, ContentionRecord]:
     """Echo with contention on the ranks choose_contention_ranks picks:
     the echo alone at CONTENTION_SIZES, then under each load: the message
@@ -119,7 +120,7 @@ def contention_study(comm: MPI.Intracomm, placement: Sequence[Placement], sizes:
     raw: dict = {"echo_pair": list(ranks.echo_pair), "load_pair": list(ranks.load_pair)}
     loads = (known_loads or {}).get(ranks.echo_pair)
     if loads is None:
-        sweep = pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s / 4)
+        sweep = pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s)
         raw["sweep"] = sweep.to_samples()
         found = bandwidth_thresholds(sweep.sizes, np.maximum(sweep.median, 1e-12))
         loads = [found[0.5], found[0.9]]

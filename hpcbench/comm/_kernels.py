@@ -23,11 +23,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE, run_adaptive
+from .._adaptive import DEFAULT_RSE, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
 from .._timer import ticks_per_second
 from ._subset import on_ranks
-from ._sweep import SizeSweep, check_sizes, message_sizes
+from ._sweep import BATCHES, CAP_S, SizeSweep, check_sizes, message_sizes
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -57,7 +57,8 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
     for size in sizes:
         def call(warmup, iterations, inner, size=int(size)):
             return fn(comm, partner, rank == test_rank, size, warmup, iterations, inner)
-        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True)
+        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True,
+                                              batches=BATCHES)
         samples.append(seconds / 2 if halve else seconds)
         warmups.append(plan.warmup)
         rses.append(reached)
@@ -74,7 +75,7 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
 
 
 def pingpong(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
-             rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+             rse: float = DEFAULT_RSE, cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's echo between test_rank and peer: one-way time (round trip / 2)
     per message size (default 0 B and 1 B .. 4 MiB in powers of two)."""
     _pair(comm, test_rank, peer)
@@ -83,7 +84,7 @@ def pingpong(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int 
 
 
 def exchange(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
-             rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+             rse: float = DEFAULT_RSE, cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's pairwise exchange: both ranks send at once; time of one
     exchange on test_rank."""
     _pair(comm, test_rank, peer)
@@ -95,7 +96,7 @@ def _collective_sweep(comm, kernel, call_for, sizes, rse, cap_s, statistic):
     samples, per_rank, warmups, rses = [], [], [], []
     for size in sizes:
         seconds, plan, reached = run_adaptive(comm, call_for(int(size)), decider=0, combine="max", rse=rse,
-                                              cap_s=cap_s)
+                                              cap_s=cap_s, batches=BATCHES)
         everyone = comm.gather(seconds, root=0)
         if comm.Get_rank() == 0:
             table = np.vstack(everyone)
@@ -112,7 +113,7 @@ COLLECTIVE_NOTE = "an untimed MPI_Barrier precedes every iteration"
 
 
 def bcast(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, root: int = 0, rse: float = DEFAULT_RSE,
-          cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+          cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's broadcast from `root`: per iteration, the slowest rank's time."""
     check_comm(comm)
     check_rank(comm, "root", root)
@@ -124,7 +125,7 @@ def bcast(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, root: int = 0
 
 
 def allreduce(comm: MPI.Intracomm, lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE,
-              cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+              cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's global sum of a vector of `length` doubles on every rank; sizes
     in the result are bytes (8 x length)."""
     check_comm(comm)
@@ -189,7 +190,7 @@ def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s:
     samples = []
     for n in lengths:
         seconds, _, _ = run_adaptive(MPI.COMM_SELF, lambda w, k, n=int(n): _core.daxpy_times(n, w, k),
-                                     rse=rse, cap_s=cap_s)
+                                     rse=rse, cap_s=cap_s, batches=BATCHES)
         samples.append(seconds)
     return DaxpyRate(lengths, samples)
 

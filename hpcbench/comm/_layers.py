@@ -36,9 +36,9 @@ from ..topology import Topology
 from ._kernels import pingpong
 from ._layerplan import DEFAULT_SAMPLE, LayerPlan, PairNamer, plan_layers
 from ._models import regional_fit
-from ._subset import on_ranks
 from ._records import LayerCheck, LayerClass, LayerPlanRecord, LayerRecord, LayerScalability, Placement
-from ._sweep import SizeSweep
+from ._subset import on_ranks
+from ._sweep import BATCHES, SizeSweep
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -142,7 +142,7 @@ def measure_round(comm: MPI.Intracomm, pairs: Sequence[tuple], size: int, cap_s:
     def one(sub: MPI.Intracomm, partner: int, initiator: bool) -> float | None:
         def call(warmup: int, iterations: int, inner: int) -> np.ndarray:
             return _core.echo(sub, partner, initiator, size, warmup, iterations, inner)
-        seconds, _, _ = run_adaptive(sub, call, decider=0, cap_s=cap_s, grouped=True)
+        seconds, _, _ = run_adaptive(sub, call, decider=0, cap_s=cap_s, grouped=True, batches=BATCHES)
         return float(np.median(seconds)) / 2 if initiator else None
 
     return dict(zip(pairs, _on_pairs(comm, pairs, one)))

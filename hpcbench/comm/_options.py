@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE
+from .._adaptive import DEFAULT_RSE
 from .._argtypes import size_arg
 from .._protocol import option
 from .._validate import Range
 from ._layerplan import DEFAULT_SAMPLE, PAIR_MODES
 from ._layers import DEFAULT_TOLERANCE
-from ._sweep import DEFAULT_MAX_SIZE, MAX_MESSAGE
+from ._sweep import CAP_S, DEFAULT_MAX_SIZE, MAX_MESSAGE
 
 
 @dataclass(frozen=True)
 class CommOptions:
     max_size: int = option(DEFAULT_MAX_SIZE, "--comm-max", "largest message; sizes are 0 and powers of two up to it",
                            metavar="SIZE", type=size_arg, size=True, range=Range(1, MAX_MESSAGE, size=True))
-    cap_s: float = option(DEFAULT_CAP_S, "--comm-cap", "time cap per message size in seconds", metavar="S",
+    cap_s: float = option(CAP_S, "--comm-cap", "time cap per message size in seconds", metavar="S",
                           type=float, range=Range(0, 60, lo_open=True, unit="s"))
     rse: float = option(DEFAULT_RSE, "--comm-rse", "stop repeating once the median's relative standard error is "
                         "below this", metavar="F", type=float, range=Range(0, 1, lo_open=True, hi_open=True))

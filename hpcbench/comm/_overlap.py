@@ -32,7 +32,7 @@ from ._layers import gather_placement
 from ._records import OverlapFlag
 from ._sanity import crowding, flagged_cells, overlap_flags
 from ._subset import on_ranks
-from ._sweep import check_sizes
+from ._sweep import CAP_S, check_sizes
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -43,8 +43,8 @@ OVERLAP_MODES = {"blocking": _core.OVERLAP_BLOCKING, "nonblocking": _core.OVERLA
 #: An overlap percentage is reported where the part that can be hidden is
 #: at least this share of the blocking time.
 MEASURABLE_SHARE = 0.1
-#: Seconds one cell (all four modes) may take, by default.
-DEFAULT_CELL_CAP_S = 0.05
+#: Seconds one cell (all four modes) may take, by default: a size's cap.
+DEFAULT_CELL_CAP_S = CAP_S
 #: Interleaved iterations per cell: at least (for a median), at most.
 MIN_ITERATIONS, MAX_ITERATIONS = 12, 4000
 DEFAULT_LENGTHS = 2 ** np.array([10, 13, 16, 19])

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE
+from .._adaptive import DEFAULT_RSE
 from ._kernels import BarrierTimes, allreduce, barrier, bcast
 from ._records import GrowthFit, ScalingCurve, ScalingRecord
 from ._subset import on_ranks
-from ._sweep import SizeSweep, ns_samples
+from ._sweep import CAP_S, SizeSweep, ns_samples
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -70,7 +70,7 @@ def _point(sub: MPI.Intracomm, sizes: Sequence[int], rse: float, cap_s: float) -
 
 
 def measure_scaling(comm: MPI.Intracomm, counts: Sequence[int] | None = None, sizes: Sequence[int] = SCALING_SIZES,
-                    rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S, known: dict | None = None,
+                    rse: float = DEFAULT_RSE, cap_s: float = CAP_S, known: dict | None = None,
                     progress: Callable[[str], None] | None = None) -> Scaling:
     """Broadcast (from the first rank), global sum and barrier on the first
     P ranks for every P of `counts` (default process_counts(size)). `known`
