@@ -31,24 +31,13 @@ import tempfile
 import time
 
 import numpy as np
+from bench_comm import mpiexec   # the same launch (oversubscribed, as root where needed)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 COUNT = 8192                 # doubles: 64 KiB
 ITERATIONS = 5000
-
-
-def mpiexec(n, *args, timeout=600):
-    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    if os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    proc = subprocess.run(["mpiexec", "-n", str(n), *args], capture_output=True, text=True, env=env,
-                          timeout=timeout)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed: {proc.stderr.strip()[-500:]}")
-    return proc.stdout
 
 
 def load() -> str:

@@ -11,42 +11,20 @@ namespaces cannot be created (not root). Run under
 flock /tmp/hpcb-netcluster.lock (the cluster's names are machine-wide)."""
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import netcluster  # noqa: E402
+from test_network_emulated import cluster  # noqa: E402, F401  (the same 4-node ring, up for this module)
 
 pytestmark = pytest.mark.mpi
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    if shutil.which("mpiexec") is None:
-        pytest.skip("no mpiexec")
-    if os.geteuid() != 0:
-        pytest.skip("the emulated cluster needs root (network namespaces)")
-    version = subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout
-    if "Open MPI" not in version and "OpenRTE" not in version:
-        pytest.skip("tools/netcluster.py launches with Open MPI's options; this mpiexec is another MPI")
-    reason = netcluster.available()
-    if reason:
-        pytest.skip(f"emulated cluster unavailable: {reason}")
-    netcluster.up(4, 400)
-    work = tempfile.mkdtemp()
-    try:
-        yield work
-    finally:
-        netcluster.down()
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def test_load_on_the_shared_link_slows_the_echo_and_the_control_does_not(cluster):
+def test_load_on_the_shared_link_slows_the_echo_and_the_control_does_not(cluster):  # noqa: F811 (the fixture)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = ["mpiexec", "-n", "8", "--map-by", "node", *netcluster.mpiexec_args(2, cluster), sys.executable,
