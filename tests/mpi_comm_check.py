@@ -10,6 +10,7 @@ from hpcbench import _core
 from hpcbench._collective import collectively
 from hpcbench.comm import (CommError, allreduce, barrier, bcast, choose_contention_ranks, contention, exchange,
                            hop_node, measure_layers, measure_scaling, overlap, pingpong, survey_layers)
+from hpcbench.comm import _overlap
 from hpcbench.comm._layers import gather_placement
 from hpcbench.comm._subset import on_ranks
 from hpcbench.topology import Topology
@@ -57,6 +58,31 @@ try:
     check(all(np.all(np.isfinite(e)) for e in grid.rse.values()), "overlap errors per cell")
     check(all((f.vector_length, f.size) in {(n, s) for n in (1000, 4000) for s in (1024, 65536)}
               for f in grid.flags), "overlap flags name grid cells")
+    # Repeating flagged cells, with the measurement faked: cell (1000, 1024) is nonsense the first time only,
+    # cell (4000, 65536) every time; the first is kept fixed, the second flagged after its repeat.
+    calls = []
+
+    def fake_cell(sub, size, n, rse, cap_s):
+        calls.append((n, size))
+        if sub.Get_rank() != 0:
+            return None
+        nonsense = (n, size) == (4000, 65536) or ((n, size) == (1000, 1024) and calls.count((n, size)) == 1)
+        t = [30e-6, 10e-6, 10e-6, 20e-6] if nonsense else [30e-6, 25e-6, 10e-6, 20e-6]   # 200 % or 50 %
+        return np.array(t)[:, None] * (1 + 0.001 * np.arange(20))
+    real_cell, _overlap._cell = _overlap._cell, fake_cell
+    try:
+        faked = overlap(comm, [1000, 4000], [1024, 65536], peer=size - 1)
+    finally:
+        _overlap._cell = real_cell
+    check(sorted(calls) == sorted([(n, s) for n in (1000, 4000) for s in (1024, 65536)]
+                                  + [(1000, 1024), (4000, 65536)]) or rank not in (0, size - 1) and not calls,
+          f"cells measured, flagged ones twice: {calls}")
+    check([(r["vector_length"], r["size"]) for r in faked.repeated] == [(1000, 1024), (4000, 65536)],
+          "both flagged cells were measured again")
+    check(all(np.isclose(r["flags"][0].value, 200) for r in faked.repeated), "the first measurement's flags are kept")
+    check([(f.vector_length, f.size, f.repeated) for f in faked.flags] == [(4000, 65536, True)],
+          f"only the cell still wrong stays flagged: {faked.flags}")
+    check(np.isclose(faked.overlap_percent[0, 0], 50), "the repeat's values are kept")
     # The interleaved kernel: one row per mode on the pair, NaN on a rank that sits out.
     partner = 1 - rank if rank < 2 else -1
     ticks = collectively(comm, _core.overlap_times, comm, partner, 256, 100, _core.OVERLAP_INTERLEAVED, 1, 5)

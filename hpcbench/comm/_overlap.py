@@ -157,19 +157,23 @@ def overlap(comm: MPI.Intracomm, vector_lengths: npt.ArrayLike | None = None, si
     def measure_grid(sub: MPI.Intracomm) -> OverlapGrid | None:
         cells = [(int(n), int(s)) for n in lengths for s in sizes]
         first = _measure(sub, cells, rse, cap_s)
-        if sub.Get_rank() != 0:
-            _measure(sub, sub.bcast(None, root=0), rse, cap_s)
-            return None
-        grid = OverlapGrid(lengths, sizes)
-        for mode in OVERLAP_MODES:
-            grid.times[mode] = np.full((lengths.size, sizes.size), np.nan)
-            grid.rse[mode] = np.full((lengths.size, sizes.size), np.nan)
-            grid.samples[mode] = [[None] * sizes.size for _ in lengths]
-        _fill(grid, first)
-        flags = _flags(grid, crowded)
-        again = flagged_cells(flags) if repeat else []
-        sub.bcast(again, root=0)
+        # The test rank (sub-rank 0) judges the grid and says which cells to
+        # measure again; None tells the peer the judging failed (both stop).
+        grid, flags, again = None, [], None
+        if sub.Get_rank() == 0:
+            try:
+                grid = _grid(lengths, sizes, first)
+                flags = _flags(grid, crowded)
+                again = flagged_cells(flags) if repeat else []
+            finally:
+                sub.bcast(again, root=0)
+        else:
+            again = sub.bcast(None, root=0)
+            if again is None:
+                raise RuntimeError("the test rank failed while checking the overlap grid")
         second = _measure(sub, again, rse, cap_s)
+        if grid is None:
+            return None
         for cell in again:
             grid.repeated.append({"vector_length": cell[0], "size": cell[1],
                                   "samples": {m: first[cell][row] for row, m in enumerate(OVERLAP_MODES)},
@@ -181,6 +185,17 @@ def overlap(comm: MPI.Intracomm, vector_lengths: npt.ArrayLike | None = None, si
         return grid
 
     return on_ranks(comm, [test_rank, peer], measure_grid, root=test_rank)
+
+
+def _grid(lengths: np.ndarray, sizes: np.ndarray, measured: dict) -> OverlapGrid:
+    """A grid of the measured cells (NaN where a cell was not measured)."""
+    grid = OverlapGrid(lengths, sizes)
+    for mode in OVERLAP_MODES:
+        grid.times[mode] = np.full((lengths.size, sizes.size), np.nan)
+        grid.rse[mode] = np.full((lengths.size, sizes.size), np.nan)
+        grid.samples[mode] = [[None] * sizes.size for _ in lengths]
+    _fill(grid, measured)
+    return grid
 
 
 def _flags(grid: OverlapGrid, crowded: str | None) -> list[OverlapFlag]:
