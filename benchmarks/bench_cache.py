@@ -4,13 +4,20 @@ and virtual machines).
     python benchmarks/bench_cache.py [--runs 5] [--json out.json]
 
 Runs, `runs` times, the default sweep (`python -m hpcbench run cache`) and,
-alternating which goes first, two peers on the same PU at the sizes the
-sweep reported each level at:
+right after it, two peers on the same PU at the sizes the sweep reported
+each level at:
   * a plain C random-line pointer chase (benchmarks/peers/chase_ref.c,
     compiled here with the system's cc), with the page kind and the visiting
     order the sweep had (random, or random within windows);
   * `likwid-bench -t load_avx` (and load_avx512 where the CPU has it), the
     Debian package likwid, installed if missing and possible.
+Latency is compared where both chases see the same machine: at each
+level's size (well inside its plateau), hpcbench's chase kernel
+(_core.chase_sweep, the sweep's kernel with the sweep's settings) and the
+peer run alternately three times each, and the medians are compared. (The
+sweep's own plateau latency is printed beside it: on a cache shared with
+other tenants it moves between the sweep and the peer's run a minute
+later.)
 Prints per run and over all runs:
   * L1 and L2 against sysfs/hwloc (target: within 10 % in every run);
   * levels beyond hwloc's that are not flagged (target: none in any run);
@@ -33,8 +40,12 @@ import tempfile
 import time
 
 
+import numpy as np
+
 import hpcbench
 from hpcbench._format import format_size
+from hpcbench._memory import page_mode
+from hpcbench.topology import bound_to
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -99,12 +110,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         exe = build_peer(folder)
         for r in range(args.runs):
-            peers_first = r % 2 == 1
-            if peers_first and runs:      # the peers at the sizes of the previous run, then the sweep
-                peer = measure_peers(exe, runs[-1]["record"], have_likwid, avx512)
+            # Each run's peers at that run's sizes, right after its sweep
+            # (latency: kernel and peer in turn; bandwidth: likwid).
             record, wall = run_sweep(folder, r)
-            if not peers_first or not runs:
-                peer = measure_peers(exe, record, have_likwid, avx512)
+            peer = measure_peers(exe, record, have_likwid, avx512)
             runs.append({"record": record, "wall": wall, "peer": peer})
             print_run(r, record, wall, peer)
     summary = summarise(runs)
@@ -114,6 +123,20 @@ def main() -> int:
     return 0
 
 
+def kernel_latency(record, size: int) -> float:
+    """hpcbench's chase kernel at one size with the sweep's settings: TSC
+    ticks per access, the best of its samples."""
+    p = record.parameters
+    orders = {"random": hpcbench._core.ORDER_RANDOM, "windowed": hpcbench._core.ORDER_WINDOWED,
+              "sequential": hpcbench._core.ORDER_SEQUENTIAL}
+    with bound_to(p.pu):
+        ticks, *_ = hpcbench._core.chase_sweep(size, [size], p.stride, order=orders[p.order], seed=len(str(size)),
+                                               window_bytes=p.window, min_accesses=p.min_accesses,
+                                               warmup=p.warmup_traversals, samples=max(p.samples, 5),
+                                               page_mode=page_mode(p.pages))
+    return float(np.nanmin(ticks))
+
+
 def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
     levels = [lv for lv in record.derived.levels if lv.plateau]
     huge = (record.derived.placement.huge_share or 0.0) >= 0.9 if record.derived.placement else False
@@ -121,14 +144,23 @@ def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
     # The same visiting order as the sweep: windowed on a virtual machine,
     # where the guest's huge pages need not be huge to the TLB.
     window = record.parameters.window if record.parameters.order == "windowed" else None
-    chase = peer_latency(exe, record.parameters.pu, huge, sizes, window)
+    # Peer and kernel in turn, three times each, at every size.
+    peer_runs: dict = {s: [] for s in sizes}
+    kernel_runs: dict = {s: [] for s in sizes}
+    for _ in range(3):
+        for size, ticks in peer_latency(exe, record.parameters.pu, huge, sizes, window).items():
+            peer_runs[size].append(ticks)
+        for size in sizes:
+            kernel_runs[size].append(kernel_latency(record, size))
+    chase = {s: float(np.median(v)) for s, v in peer_runs.items()}
+    kernel = {s: float(np.median(v)) for s, v in kernel_runs.items()}
     loads: dict = {}
     for lv in levels:
         if have_likwid and lv.bandwidth_size:
             loads[lv.bandwidth_size] = {"load_avx": likwid_load("load_avx", lv.bandwidth_size),
                                         "load_avx512": likwid_load("load_avx512", lv.bandwidth_size) if avx512
                                         else None}
-    return {"chase": chase, "loads": loads}
+    return {"chase": chase, "kernel": kernel, "loads": loads}
 
 
 def print_run(r: int, record, wall: float, peer: dict) -> None:
@@ -136,9 +168,10 @@ def print_run(r: int, record, wall: float, peer: dict) -> None:
     for lv in record.derived.levels:
         size = latency_size(lv)
         chase = peer["chase"].get(size)
+        kernel = peer["kernel"].get(size)
         load = peer["loads"].get(lv.bandwidth_size, {})
-        lat = f"latency {lv.latency_cycles:.2f} vs chase {chase:.2f} ({lv.latency_cycles / chase:.2f})" \
-            if chase and lv.latency_cycles else "latency -"
+        lat = (f"latency {kernel:.2f} vs chase {chase:.2f} ({kernel / chase:.2f}; sweep's plateau "
+               f"{lv.latency_cycles or float('nan'):.2f})" if chase and kernel else "latency -")
         bw = "-"
         if lv.bandwidth and load.get("load_avx"):
             ratio = lv.bandwidth / load["load_avx"]
@@ -180,8 +213,9 @@ def summarise(runs: list) -> dict:
             if lv.status != "cache":
                 continue
             chase = r["peer"]["chase"].get(latency_size(lv))
-            if chase and lv.latency_cycles:
-                lat_ratios.setdefault(lv.level, []).append(lv.latency_cycles / chase)
+            kernel = r["peer"]["kernel"].get(latency_size(lv))
+            if chase and kernel:
+                lat_ratios.setdefault(lv.level, []).append(kernel / chase)
             load = r["peer"]["loads"].get(lv.bandwidth_size, {})
             if lv.bandwidth and load.get("load_avx"):
                 bw_ratios.setdefault(lv.level, []).append(lv.bandwidth / load["load_avx"])

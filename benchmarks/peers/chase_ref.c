@@ -11,8 +11,9 @@
  * almost every load); without it, one uniformly random cycle.
  * For each size: one buffer (2 MiB aligned, and whole 2 MiB pages long so
  * that huge pages can back it), written in address order, the lines of its
- * first SIZE bytes linked into one uniformly random cycle; at least 4 traversals and
- * 2^22 loads per timing, best of 5 timings. Prints "SIZE ticks ns" per line
+ * first SIZE bytes linked into one uniformly random cycle; at least 2 traversals and
+ * 2^18 loads per timing, best of 21 timings (short timings, many of them: on a
+ * shared machine some fall between other processes' time slices). Prints "SIZE ticks ns" per line
  * (TSC ticks and nanoseconds per load). */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -64,11 +65,11 @@ int main(int argc, char **argv)
             for (size_t i = lines - 1; i > 1; i--) { size_t k = 1 + next() % i; size_t t = order[i]; order[i] = order[k]; order[k] = t; }
         }
         for (size_t i = 0; i < lines; i++) *(void **)(buf + order[i] * 64) = buf + order[(i + 1) % lines] * 64;
-        size_t loads = lines * 4 > ((size_t)1 << 22) ? lines * 4 : ((size_t)1 << 22);
+        size_t loads = lines * 2 > ((size_t)1 << 18) ? lines * 2 : ((size_t)1 << 18);
         double best_ticks = 1e300, best_ns = 1e300;
         void **p = (void **)buf;
         for (size_t i = 0; i < lines; i++) p = *p;       /* warm up */
-        for (int r = 0; r < 5; r++) {
+        for (int r = 0; r < 21; r++) {
             double n0 = now_ns(); uint64_t t0 = __rdtsc();
             for (size_t i = 0; i < loads; i++) p = *p;
             uint64_t t1 = __rdtsc(); double n1 = now_ns();
