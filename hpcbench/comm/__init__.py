@@ -10,6 +10,7 @@ from .._protocol import Benchmark
 from .._collective import CommError
 from ._benchmark import CommBenchmark
 from ._kernels import allreduce, barrier, bcast, contention, daxpy, exchange, overlap, pingpong
+from ._layers import DEFAULT_TOLERANCE as LAYER_TOLERANCE
 from ._layers import group_layers, measure_layers, pair_name
 from ._mesh import Mesh, gray, hop_node, make_mesh, mesh_dims
 from ._models import (Linear, bandwidth_thresholds, breakpoints, hockney_fit, hop_fit, predict, refinement_sizes,
@@ -22,7 +23,7 @@ from ._sweep import SizeSweep, message_sizes
 BENCHMARK: Benchmark = CommBenchmark()
 
 __all__ = ["BENCHMARK", "CommBenchmark", "CommDerived", "CommError", "CommOptions", "CommParameters", "CommRaw",
-           "CommRecord", "Linear", "Mesh", "SizeSweep", "SweepFit", "SweepSummary", "allreduce",
+           "CommRecord", "LAYER_TOLERANCE", "Linear", "Mesh", "SizeSweep", "SweepFit", "SweepSummary", "allreduce",
            "bandwidth_thresholds", "barrier", "bcast", "breakpoints", "comm_figure", "contention", "daxpy",
            "exchange", "gray", "group_layers", "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers",
            "mesh_dims", "message_sizes", "overlap", "pair_name", "pingpong", "plot_echo", "plot_layers",
