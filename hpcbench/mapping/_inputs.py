@@ -229,7 +229,8 @@ def collect(results, hosts: Sequence[str] | None = None, pus: Sequence[int] | No
         notes.append(f"comm: {comm.unbound_pairs} pair(s) of ranks on one node were not both bound to one PU; "
                      "their latencies give no core-to-core figure")
 
-    nodes, built = [], {}
+    nodes: list = []
+    built: dict = {}
     for host in hosts:
         s_rec, s_from = _pick(shared, host, hosts)
         m_rec, m_from = _pick(memory, host, hosts)

@@ -42,6 +42,10 @@ LATENCY = ("rule 3", "latency")
 NETWORK = ("network", "ratNC")
 
 
+def _tie(weight: float) -> float:
+    return TIE * max(1.0, abs(weight))
+
+
 def check_nprocs(nprocs: object) -> int:
     """nprocs as an int; ValueError (one line) unless a whole number >= 1."""
     if isinstance(nprocs, bool) or not isinstance(nprocs, numbers.Integral) or nprocs < 1:
@@ -50,30 +54,33 @@ def check_nprocs(nprocs: object) -> int:
 
 
 class _Selection:
-    """The weights of every core, per rule, while cores are selected."""
+    """The weights of every core, per rule, while cores are selected. Node
+    n's own parts are a (rules, PUs) block; `offset_parts` holds what is
+    shared by all cores of a node."""
 
     def __init__(self, inputs: Inputs, w: Weights):
         self.inputs, self.w = inputs, w
         nodes = inputs.nodes
-        sizes = [len(n.tree.pus) for n in nodes]
-        self.starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.node_of = np.repeat(np.arange(len(nodes)), sizes)
         self.components: list = []
         self.index: dict = {}
+        self.rows: dict = {}            #: node key -> global component of each row of its blocks
         for n in nodes:
-            for rule, parts in (("rule 1", n.caches), ("rule 2", n.memory)):
-                for p in parts:
-                    self._component((rule, p.name))
-        self._component(LATENCY)
+            if n.key not in self.rows:
+                keys = [("rule 1", p.name) for p in n.caches] + [("rule 2", p.name) for p in n.memory] + [LATENCY]
+                self.rows[n.key] = np.array([self._component(k) for k in keys])
         self._component(NETWORK)
-        total, count = int(self.starts[-1]), len(self.components)
-        self.local = np.where(np.concatenate(inputs.allowed), 0.0, np.inf)
-        self.parts = np.zeros((count, total))
-        self.counts = np.zeros((count, total), dtype=np.int32)
+        count = len(self.components)
+        self.local = [np.where(a, 0.0, np.inf) for a in inputs.allowed]
+        self.parts = [np.zeros((len(self.rows[n.key]), len(n.tree.pus))) for n in nodes]
+        self.counts = [np.zeros((len(self.rows[n.key]), len(n.tree.pus)), dtype=np.int32) for n in nodes]
         self.offset_parts = np.zeros((len(nodes), count))
         self.offset_counts = np.zeros((len(nodes), count), dtype=np.int32)
         self.offset = np.zeros(len(nodes))
         self.selected = np.zeros(len(nodes), dtype=np.int64)
+        self.node_min = np.zeros(len(nodes))
+        self.node_ties = np.zeros(len(nodes), dtype=np.int64)
+        for n in range(len(nodes)):
+            self._refresh(n)
         self.network = NetworkRule(inputs.rat_nc, w)
         self._deltas: dict = {}
         self._between: dict = {}
@@ -84,23 +91,17 @@ class _Selection:
             self.components.append(key)
         return self.index[key]
 
-    def deltas(self, n: int, i: int) -> tuple:
-        """Rules 1-3 within node n when its PU i is selected: the component
-        rows and a (rows, PUs) array of changes (the same for every node
+    def deltas(self, n: int, i: int) -> np.ndarray:
+        """Rules 1-3 within node n when its PU i is selected: a (rows, PUs)
+        array of changes, one row per rule part (the same for every node
         built from the same records)."""
         node = self.inputs.nodes[n]
         key = (node.key, i)
         if key not in self._deltas:
-            rows, values = [], []
-            for rule, changes in (("rule 1", cache_rule(node, i, self.w)), ("rule 2", memory_rule(node, i, self.w))):
-                for name, delta in changes:
-                    rows.append(self.index[(rule, name)])
-                    values.append(delta)
+            values = [delta for _, delta in cache_rule(node, i, self.w) + memory_rule(node, i, self.w)]
             latency = latency_change(node.latency.row(i), self.inputs.latency_max, self.inputs.tolerance, self.w)
             latency[i] = 0.0
-            rows.append(self.index[LATENCY])
-            values.append(latency)
-            self._deltas[key] = (np.array(rows), np.vstack(values))
+            self._deltas[key] = np.vstack(values + [latency])
         return self._deltas[key]
 
     def between(self, n: int) -> np.ndarray:
@@ -112,32 +113,45 @@ class _Selection:
             self._between[n] = change
         return self._between[n]
 
+    def _refresh(self, n: int) -> None:
+        """Node n's lowest own weight and how many PUs have it."""
+        own = self.local[n]
+        low = float(own.min())
+        self.node_min[n] = low
+        self.node_ties[n] = int(np.count_nonzero(own <= low + _tie(low))) if np.isfinite(low) else 0
+
     def choose(self) -> tuple:
-        """The core to select now: (flat index, weight, tied)."""
-        score = self.local + self.offset[self.node_of]
+        """The core to select now: (node, PU position, weight, tied)."""
+        score = self.node_min + self.offset
         lowest = float(score.min())
         if not np.isfinite(lowest):
             raise RuntimeError("no core left to select")
-        tied = score <= lowest + TIE * max(1.0, abs(lowest))
-        return int(tied.argmax()), lowest, int(np.count_nonzero(tied))
+        limit = lowest + _tie(lowest)
+        tied_nodes = score <= limit
+        n = int(tied_nodes.argmax())
+        i = int((self.local[n] <= limit - self.offset[n]).argmax())
+        return n, i, lowest, int(self.node_ties[tied_nodes].sum())
 
-    def updates(self, t: int, n: int) -> list:
-        """The rule updates behind flat core t's weight, in rule order."""
-        delta = self.parts[:, t] + self.offset_parts[n]
-        count = self.counts[:, t] + self.offset_counts[n]
-        return [RuleUpdate(rule=rule, part=part, delta=float(delta[c]), choices=int(count[c]))
-                for c, (rule, part) in enumerate(self.components) if count[c] > 0]
+    def updates(self, n: int, i: int) -> list:
+        """The rule updates behind the weight of PU i of node n, in rule order."""
+        delta = self.offset_parts[n].copy()
+        count = self.offset_counts[n].copy()
+        rows = self.rows[self.inputs.nodes[n].key]
+        delta[rows] += self.parts[n][:, i]
+        count[rows] += self.counts[n][:, i]
+        deltas, counts = delta.tolist(), count.tolist()
+        return [RuleUpdate(rule=self.components[c][0], part=self.components[c][1], delta=deltas[c],
+                           choices=counts[c]) for c in np.flatnonzero(count).tolist()]
 
-    def select(self, t: int) -> None:
-        """Select flat core t and apply every rule."""
-        n = int(self.node_of[t])
-        i = t - int(self.starts[n])
-        self.local[t] = np.inf
-        rows, change = self.deltas(n, i)
-        span = slice(int(self.starts[n]), int(self.starts[n + 1]))
-        self.parts[rows, span] += change
-        self.counts[rows, span] += (change != 0)
-        self.local[span] += change.sum(axis=0)
+    def select(self, n: int, i: int) -> None:
+        """Select PU i of node n and apply every rule."""
+        change = self.deltas(n, i)
+        self.parts[n] += change
+        self.counts[n] += change != 0
+        local = self.local[n]
+        local += change.sum(axis=0)
+        local[i] = np.inf
+        self._refresh(n)
         self.selected[n] += 1
         raise_by = self.network.change(int(self.selected[n]))
         if raise_by:
@@ -150,7 +164,7 @@ class _Selection:
             if between.any():
                 lat = self.index[LATENCY]
                 self.offset_parts[:, lat] += between
-                self.offset_counts[:, lat] += (between != 0)
+                self.offset_counts[:, lat] += between != 0
                 self.offset += between
 
 
@@ -200,13 +214,11 @@ def map_processes(results, nprocs: int, kind: str, *, hosts: Sequence[str] | Non
     state = _Selection(inputs, w)
     picks = []
     for order in range(nprocs):
-        t, weight, tied = state.choose()
-        n = int(state.node_of[t])
-        picks.append((order, n, int(inputs.nodes[n].tree.pus[t - int(state.starts[n])]), weight, tied,
-                      state.updates(t, n)))
-        state.select(t)
-    ranks = {}
-    for order, n, *_ in sorted(picks, key=lambda p: (p[1], p[0])):
+        n, i, weight, tied = state.choose()
+        picks.append((order, n, int(inputs.nodes[n].tree.pus[i]), weight, tied, state.updates(n, i)))
+        state.select(n, i)
+    ranks: dict = {}
+    for order, *_ in sorted(picks, key=lambda p: (p[1], p[0])):
         ranks[order] = len(ranks)
     choices = [Choice(order=order, rank=ranks[order], host=inputs.nodes[n].host, node=n, pu=pu, weight=weight,
                       tied=tied, updates=updates) for order, n, pu, weight, tied, updates in picks]
@@ -215,9 +227,11 @@ def map_processes(results, nprocs: int, kind: str, *, hosts: Sequence[str] | Non
     if rule.rat_nc and int(state.selected.max()) > rule.largest:
         notes.append(f"ratNC was measured up to {rule.largest} processes per node; beyond, the network rule used "
                      f"ratNC[{rule.largest}] = {rule.ratio(rule.largest):.2f}")
-    nodes = [MappedNode(host=n.host, pus=[int(p) for p in n.tree.pus],
-                        allowed=[int(p) for p, ok in zip(n.tree.pus, a) if ok], levels=_levels(n.tree))
-             for n, a in zip(inputs.nodes, inputs.allowed)]
+    levels: dict = {}
+    for n in inputs.nodes:
+        levels.setdefault(id(n.tree), _levels(n.tree))
+    nodes = [MappedNode(host=n.host, pus=n.tree.pus.tolist(), allowed=n.tree.pus[a].tolist(),
+                        levels=levels[id(n.tree)]) for n, a in zip(inputs.nodes, inputs.allowed)]
     return ProcessMapping(kind=kind, nprocs=nprocs, weights=w.as_dict(), tie_rule=TIE_RULE, rank_rule=RANK_RULE,
                           latency_unit=inputs.latency_unit, nodes=nodes, choices=choices, sources=_sources(inputs),
                           notes=notes, per_node=advise_per_node(inputs.rat_nc, nprocs) if inputs.rat_nc else None)

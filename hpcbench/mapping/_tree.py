@@ -32,7 +32,7 @@ def partition(name: str, groups: Iterable[Sequence[int]], index: dict) -> Partit
     `groups` (lists of OS indexes; PUs not in `index` are left out, a PU in
     two groups stays in the first)."""
     gid = -1 - np.arange(len(index), dtype=np.int64)
-    kept = []
+    kept: list = []
     for pus in groups:
         members = [int(p) for p in pus if int(p) in index and gid[index[int(p)]] < 0]
         if members:
