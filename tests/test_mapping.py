@@ -256,7 +256,8 @@ def test_launcher_files():
     rankfile = launch(mapping, "rankfile", "job.rf", "./a.out 3")
     assert rankfile.text.splitlines() == ["rank 0=hpcb0 slot=0", "rank 1=hpcb0 slot=1", "rank 2=hpcb1 slot=0",
                                           "rank 3=hpcb1 slot=1", "rank 4=hpcb2 slot=0", "rank 5=hpcb3 slot=0"]
-    assert rankfile.command == "mpirun -np 6 --rankfile job.rf --mca rmaps_rank_file_physical 1 ./a.out 3"
+    assert rankfile.command == ("mpirun -np 6 --rankfile job.rf --mca rmaps_rank_file_physical 1 --use-hwthread-cpus "
+                                "./a.out 3")
     srun = launch(mapping, "srun", "my hosts")
     assert srun.text.split() == ["hpcb0", "hpcb0", "hpcb1", "hpcb1", "hpcb2", "hpcb3"]
     assert "SLURM_HOSTFILE='my hosts' srun --ntasks=6 --distribution=arbitrary --cpu-bind=map_cpu:0,1 " \

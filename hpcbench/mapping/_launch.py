@@ -1,7 +1,9 @@
 """Launcher files for a mapping, and the command line that uses each.
 
 rankfile  Open MPI: `rank R=HOST slot=PU` lines; the PU numbers are OS
-          (physical) indexes, hence `--mca rmaps_rank_file_physical 1`.
+          (physical) indexes, hence `--mca rmaps_rank_file_physical 1`, and
+          `--use-hwthread-cpus` binds to that PU (without it Open MPI 4
+          binds to the whole core holding it: both threads on SMT nodes).
 srun      Slurm: SLURM_HOSTFILE lists the host of every rank in rank order
           (`--distribution=arbitrary`); `--cpu-bind=map_cpu:` gives the PU
           of each node-local task: one list for every node.
@@ -86,8 +88,8 @@ def launch(mapping: ProcessMapping, fmt: str, path: str | None = None, program: 
                     "list": "mapping.txt"}[fmt]
     n, quoted = mapping.nprocs, shlex.quote(path)
     if fmt == "rankfile":
-        return Launch(fmt, _rankfile(mapping),
-                      f"mpirun -np {n} --rankfile {quoted} --mca rmaps_rank_file_physical 1 {program}", path)
+        return Launch(fmt, _rankfile(mapping), f"mpirun -np {n} --rankfile {quoted} --mca rmaps_rank_file_physical 1 "
+                                               f"--use-hwthread-cpus {program}", path)
     if fmt == "srun":
         pus = ",".join(map(str, common_pu_list(mapping, "Slurm's --cpu-bind=map_cpu")))
         hosts = "".join(f"{c.host}\n" for c in mapping.by_rank())
