@@ -174,7 +174,7 @@ def reference(inputs, nprocs, w):
                         total += w.sharing * (p.group[i] == p.group[j])
                     lat = node.latency.row(j)[i]
                 else:
-                    lat = inputs.between[m, n]
+                    lat = inputs.between
                 if lat < (1 - inputs.tolerance) * inputs.latency_max:
                     total -= w.latency * (inputs.latency_max - lat) / inputs.latency_max
             if rat:
@@ -206,7 +206,8 @@ def test_fast_selection_equals_the_rules_written_out(seed):
     if seed >= 3:           # measured latencies: random within nodes, and per pair of nodes
         placement = [(h, 100 * k, pu) for k, h in enumerate(hosts) for pu in pus[:len(pus) - k]]
         far = {pair: float(rng.uniform(2, 4)) for pair in itertools.combinations(hosts, 2)}
-        near = {pair: float(rng.choice([0.5, 1.0, 1.5])) for pair in itertools.combinations(range(len(pus)), 2)}
+        slow = 1 if seed < 6 else 6     # seeds 6-8: within a node slower than between (rule 3 across nodes)
+        near = {pair: slow * float(rng.choice([0.5, 1.0, 1.5])) for pair in itertools.combinations(range(len(pus)), 2)}
 
         def latency(a, b):
             (ha, _, pa), (hb, _, pb) = placement[a], placement[b]

@@ -55,7 +55,7 @@ def test_fewer_is_faster_is_said(tmp_path):
     path = str(tmp_path / "r.json")
     emulated_cluster_results({1: 1.0, 2: 2.5}).save(path)        # two per node move less than one
     status, _, err = cli(path, "-n", "2", "--kind", "communication", "--format", "list")
-    assert status == 0 and "note: 1 processes per node are faster" in err
+    assert status == 0 and "note: ratNC says 1 process per node is fastest" in err
     status, _, err = cli(NETWORK, "-n", "2", "--kind", "communication", "--format", "list")
     assert status == 0 and "faster" not in err                   # ratNC[2] = 1.83: two still move more
 

@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.comm",
-            "hpcbench.network", "hpcbench.multibsp", "hpcbench.cli"]
+            "hpcbench.network", "hpcbench.multibsp", "hpcbench.mapping", "hpcbench.cli"]
 
 
 def public(package):

@@ -92,6 +92,8 @@ def cmd_map(args) -> int:
         if plan.command:
             print(plan.command)
     if mapping.per_node is not None and mapping.per_node.fewer_is_faster:
-        print(f"hpcbench map: note: {mapping.per_node.per_node} processes per node are faster for a network-bound "
-              f"code ({mapping.per_node.reason})", file=sys.stderr)
+        k = mapping.per_node.per_node
+        said = f"{k} processes per node are" if k > 1 else "1 process per node is"
+        print(f"hpcbench map: note: ratNC says {said} fastest for a network-bound code: {mapping.per_node.reason}",
+              file=sys.stderr)
     return 0

@@ -31,9 +31,9 @@ def advise_per_node(rat_nc: dict, nprocs: int) -> PerNodeAdvice | None:
     largest = max(throughput)
     fewer = per_node < largest
     if fewer:
-        reason = (f"with {largest} processes per node the node moves {throughput[largest]:.2f}x the bytes of one "
-                  f"process alone, with {per_node} {throughput[per_node]:.2f}x: fewer processes per node are faster "
-                  "for a network-bound code on the same nodes")
+        reason = (f"with {largest} processes per node a node moves {throughput[largest]:.2f}x the bytes of one "
+                  f"process alone, with {per_node} {throughput[per_node]:.2f}x: on the same nodes, fewer processes "
+                  "per node are faster for a network-bound code")
     else:
         reason = (f"the node's network throughput does not fall with more processes up to {largest} per node "
                   f"({throughput[largest]:.2f}x one process alone): no reason to leave cores idle")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Union
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from .._results import Results, load
 from ..topology import Topology
 from ._latency import CommLatencies, NodeLatency, comm_latencies, measured, stand_in
 from ._tree import NodeTree, Partition, partition, tree_from_summary
+
+#: What map_processes reads: a Results, a results file's path, or several.
+ResultsLike = Union[Results, str, os.PathLike, Sequence[Union[Results, str, os.PathLike]]]
 
 #: The record each rule reads, in rule order.
 RECORDS = {"rule 1": "shared-caches", "rule 2": "memory", "rule 3": "comm", "network": "network-access"}
@@ -52,7 +56,7 @@ class Inputs:
     """Everything the selection needs."""
     nodes: list                 #: NodeInputs, in mapping order
     allowed: list               #: per node, a bool mask of the PUs the job may use
-    between: np.ndarray         #: node x node latency (same unit as the nodes' latencies)
+    between: float              #: latency between two nodes (same unit as the nodes' latencies)
     latency_max: float          #: the largest latency in the system being mapped
     tolerance: float            #: rule 3 applies below (1 - tolerance) x latency_max
     latency_unit: str           #: "s" or "relative"
@@ -61,7 +65,7 @@ class Inputs:
     notes: list = field(default_factory=list)
 
 
-def as_results(results) -> list:
+def as_results(results: ResultsLike) -> list:
     """One Results or a path, or a sequence of them, as a list of Results
     (a path is read with hpcbench.load: ResultsError if it cannot be)."""
     items = [results] if isinstance(results, (Results, str, os.PathLike)) else list(results)
@@ -207,7 +211,7 @@ def _source(rule: str, record: str, host: str, rec, borrowed: str | None, said: 
     return Source(rule, "measured", f"{where}; {said}" if said else where)
 
 
-def collect(results, hosts: Sequence[str] | None = None, pus: Sequence[int] | None = None,
+def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Sequence[int] | None = None,
             topology: Topology | dict | None = None) -> Inputs:
     """The rules' inputs for the nodes `hosts` (default: every host the
     results name), each restricted to `pus` if given. ValueError (one line)
@@ -223,8 +227,7 @@ def collect(results, hosts: Sequence[str] | None = None, pus: Sequence[int] | No
     shared, memory = _by_host(found["shared-caches"]), _by_host(found["memory"])
     comm = comm_latencies(found["comm"][0]) if found["comm"] else None
     notes: list = []
-    inter = {k: v for k, v in (comm.inter if comm else {}).items() if k[0] in hosts and k[1] in hosts}
-    default_between = float(np.median(list(comm.inter.values()))) if comm and comm.inter else None
+    default_between = comm.between if comm is not None else None
     if comm is not None and comm.unbound_pairs:
         notes.append(f"comm: {comm.unbound_pairs} pair(s) of ranks on one node were not both bound to one PU; "
                      "their latencies give no core-to-core figure")
@@ -252,24 +255,18 @@ def collect(results, hosts: Sequence[str] | None = None, pus: Sequence[int] | No
                    _source("rule 2", "memory", host, m_rec, m_from, m_said), l_src]
         nodes.append(NodeInputs(host, number, tree, caches, mem, lat, sources))
 
-    between = np.zeros((len(hosts), len(hosts)))
-    if len(hosts) > 1:
-        intra_max = max(float(np.nanmax(n.latency.values())) for n in nodes)
-        if default_between is not None:
-            fallback = default_between
-        elif all(n.latency.source == "hwloc" for n in nodes):
-            fallback = 1.0          # the unit of hwloc's stand-in: the latency between nodes
-        else:
-            fallback = intra_max
+    intra_max = max(float(np.nanmax(n.latency.values())) for n in nodes)
+    if default_between is not None:
+        between = default_between
+    elif all(n.latency.source == "hwloc" for n in nodes):
+        between = 1.0           # the unit of hwloc's stand-in: the latency between nodes
+    else:
+        between = intra_max
+        if len(hosts) > 1:
             notes.append("comm: no pair of ranks on different nodes was measured; other nodes are taken as the "
                          "farthest (rule 3 promotes none of their cores)")
-        for a, ha in enumerate(hosts):
-            for b, hb in enumerate(hosts):
-                if a != b:
-                    between[a, b] = inter.get(tuple(sorted((ha, hb))), fallback)
-    values = [float(np.nanmax(n.latency.values())) for n in nodes]
-    latency_max = max(values + ([float(between.max())] if len(hosts) > 1 else []))
-    unit = "s" if comm is not None and (comm.intra or comm.inter) else "relative"
+    latency_max = max(intra_max, between) if len(hosts) > 1 else intra_max
+    unit = "s" if comm is not None and (comm.intra or comm.between is not None) else "relative"
 
     rat_nc: dict = {}
     access = found["network-access"]

@@ -5,8 +5,14 @@ hwloc's tree.
 Measured. Every pair of ranks the comm benchmark timed has the latency of
 its layer (pairs of similar latency form a layer: that smooths noise the
 way Servet does). Ranks bound to one PU each give core-to-core latencies
-within a node; ranks on different nodes give node-to-node latencies (their
-binding does not matter). Pairs of cores nobody measured take the latency
+within a node. Between nodes rule 3 sees one latency, the network's: for
+each pair of nodes the lowest latency of the ranks between them (they all
+cross the same links; interference, such as a rank waiting for its core,
+only adds time), then the median over the pairs of nodes. Like the comm
+benchmark's layer names ("other node"), it does not tell near nodes from
+far ones: distance is ratDist's (Servet 3.0, section 6.1; `advise grid`),
+and a mapping that gathered processes on nearby nodes would overrule what
+ratNC says about sharing a node's network. Pairs of cores nobody measured take the latency
 of their class, the closest level of hwloc's tree the two share (same L2,
 same package, same node, ...): Servet's "the communication performance for
 the rest of the pairs is the same as for the representative pair of their
@@ -64,11 +70,11 @@ class NodeLatency:
 
 @dataclass
 class CommLatencies:
-    """What a comm record says, by host: core-to-core latencies within a
-    node ({host: {(pu, pu): seconds}}), node-to-node ones ({(host, host):
-    seconds}, hosts sorted), and what could not be used."""
+    """What a comm record says: core-to-core latencies within a node
+    ({host: {(pu, pu): seconds}}), the latency between nodes (seconds; None
+    if no pair of ranks was on two nodes), and what could not be used."""
     intra: dict
-    inter: dict
+    between: float | None
     tolerance: float
     unbound_pairs: int = 0
 
@@ -97,8 +103,9 @@ def comm_latencies(record) -> CommLatencies:
         else:
             unbound += 1
     tolerance = float(getattr(record.parameters, "layer_tolerance", LAYER_TOLERANCE))
+    between = float(np.median([min(v) for v in inter.values()])) if inter else None
     return CommLatencies({h: {p: float(np.mean(v)) for p, v in t.items()} for h, t in intra.items()},
-                         {k: float(np.median(v)) for k, v in inter.items()}, tolerance, unbound)
+                         between, tolerance, unbound)
 
 
 def stand_in(tree: NodeTree, between_nodes: float) -> NodeLatency:

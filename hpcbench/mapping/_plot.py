@@ -3,8 +3,13 @@ nodes and packages on top, then caches, cores, PUs), the chosen PUs filled
 and labelled with their rank and the order they were chosen in."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .._plot import new_figure
 from ._result import ProcessMapping
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Nodes drawn at most (those with processes first).
 MAX_NODES = 4
@@ -21,7 +26,7 @@ def _node_index(mapping: ProcessMapping, node: int | str) -> int:
     return node
 
 
-def plot_mapping(mapping: ProcessMapping, ax, node: int | str = 0) -> None:
+def plot_mapping(mapping: ProcessMapping, ax: Any, node: int | str = 0) -> None:
     """Draw one node (index or host) of the mapping on a matplotlib Axes."""
     from matplotlib.patches import Rectangle
 
@@ -55,7 +60,7 @@ def plot_mapping(mapping: ProcessMapping, ax, node: int | str = 0) -> None:
                  "r = rank, # = order chosen", fontsize=9)
 
 
-def mapping_figure(mapping: ProcessMapping, nodes: list | None = None):
+def mapping_figure(mapping: ProcessMapping, nodes: list | None = None) -> Figure:
     """A figure of the mapping: the given nodes (indexes or hosts), default
     the first MAX_NODES nodes that hold processes."""
     if nodes is None:

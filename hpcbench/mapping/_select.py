@@ -5,8 +5,9 @@ the rules (_rules.py) change the weights of the others; repeat until
 
 How it stays fast on large machines. The weight of a core is its own part
 (rules 1-3 within its node: only the selected core's node changes) plus an
-offset shared by all cores of its node (the network rule, and rule 3
-between nodes, whose latency is a property of the node pair). A selection
+offset shared by all cores of its node (the network rule; rule 3 sees one
+latency between any two nodes, so it changes no other node's weights unless
+that latency is clearly below the largest within a node). A selection
 therefore touches one node's cores and one number per node; the updates a
 PU causes are computed once per kind of node and reused. Each part is kept
 per rule, so every choice can say which rule made its weight.
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..topology import Topology
 from ._advice import advise_per_node
-from ._inputs import Inputs, collect
+from ._inputs import Inputs, ResultsLike, collect
 from ._result import Choice, MappedNode, NodeLevels, ProcessMapping, RuleSource, RuleUpdate
 from ._rules import NetworkRule, cache_rule, latency_change, memory_rule
 from ._weights import Weights, check_kind, weights_for
@@ -83,7 +84,9 @@ class _Selection:
             self._refresh(n)
         self.network = NetworkRule(inputs.rat_nc, w)
         self._deltas: dict = {}
-        self._between: dict = {}
+        # Rule 3 between nodes: the same change for every other node's cores.
+        change = latency_change(np.array([inputs.between]), inputs.latency_max, inputs.tolerance, w)
+        self.between = float(change[0]) if len(nodes) > 1 else 0.0
 
     def _component(self, key: tuple) -> int:
         if key not in self.index:
@@ -103,15 +106,6 @@ class _Selection:
             latency[i] = 0.0
             self._deltas[key] = np.vstack(values + [latency])
         return self._deltas[key]
-
-    def between(self, n: int) -> np.ndarray:
-        """Rule 3 between nodes: the change of every other node's cores
-        when a core of node n is selected."""
-        if n not in self._between:
-            change = latency_change(self.inputs.between[n], self.inputs.latency_max, self.inputs.tolerance, self.w)
-            change[n] = 0.0
-            self._between[n] = change
-        return self._between[n]
 
     def _refresh(self, n: int) -> None:
         """Node n's lowest own weight and how many PUs have it."""
@@ -159,13 +153,12 @@ class _Selection:
             self.offset_parts[n, net] += raise_by
             self.offset_counts[n, net] += 1
             self.offset[n] += raise_by
-        if len(self.offset) > 1:
-            between = self.between(n)
-            if between.any():
-                lat = self.index[LATENCY]
-                self.offset_parts[:, lat] += between
-                self.offset_counts[:, lat] += between != 0
-                self.offset += between
+        if self.between:
+            lat = self.index[LATENCY]
+            others = np.arange(len(self.offset)) != n
+            self.offset_parts[others, lat] += self.between
+            self.offset_counts[others, lat] += 1
+            self.offset[others] += self.between
 
 
 def _levels(tree) -> list:
@@ -185,7 +178,7 @@ def _sources(inputs: Inputs) -> list:
     return out + [RuleSource(rule=n.rule, kind=n.kind, detail=n.detail, hosts=[x.host for x in inputs.nodes])]
 
 
-def map_processes(results, nprocs: int, kind: str, *, hosts: Sequence[str] | None = None,
+def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequence[str] | None = None,
                   pus: Sequence[int] | None = None, topology: Topology | dict | None = None) -> ProcessMapping:
     """Map `nprocs` processes of a `kind` code ("memory" or
     "communication") onto the nodes of `results` with Servet's weighted
