@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from ._latency import CommLatencies, NodeLatency, comm_latencies, measured, stan
 from ._tree import NodeTree, Partition, partition, tree_from_summary
 
 #: What map_processes reads: a Results, a results file's path, or several.
-ResultsLike = Union[Results, str, os.PathLike, Sequence[Union[Results, str, os.PathLike]]]
+ResultsLike = Results | str | os.PathLike | Sequence[Results | str | os.PathLike]
 
 #: The record each rule reads, in rule order.
 RECORDS = {"rule 1": "shared-caches", "rule 2": "memory", "rule 3": "comm", "network": "network-access"}
