@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -112,6 +111,11 @@ def test_rankfile_binds_one_thread_of_an_smt_core(tmp_path):
 
 
 # ------------------------------------------------------------ the emulated cluster
+# The module-scoped fixture of the network tests: 4 nodes, 400 Mbit/s links,
+# skipped with its reason where namespaces cannot be made (not root).
+import test_network_emulated  # noqa: E402
+
+cluster = test_network_emulated.cluster
 
 AGENT = """#!/bin/sh
 # hydra's ssh launcher: skip the ssh options it passes (-x) before the host
@@ -119,24 +123,6 @@ while [ "${1#-}" != "$1" ]; do shift; done
 host=$1; shift
 exec ip netns exec "$host" unshare --uts sh -c "hostname $host; $*"
 """
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    if OPEN_MPI is None:
-        pytest.skip("tools/netcluster.py launches with Open MPI's options")
-    if os.geteuid() != 0:
-        pytest.skip("the emulated cluster needs root (network namespaces)")
-    reason = netcluster.available()
-    if reason:
-        pytest.skip(f"emulated cluster unavailable: {reason}")
-    netcluster.up(4, 400)
-    work = tempfile.mkdtemp()
-    try:
-        yield work
-    finally:
-        netcluster.down()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.mark.parametrize("kind", ["memory", "communication"])

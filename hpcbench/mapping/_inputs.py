@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._format import groups_text
+from ..comm import LAYER_TOLERANCE
 from .._results import Results, load
 from ..topology import Topology
 from ._latency import CommLatencies, NodeLatency, comm_latencies, measured, stand_in
-from ._tree import NodeTree, Partition, partition, tree_from_summary
+from ._tree import NodeTree, partition, tree_from_summary
 
 #: What map_processes reads: a Results, a results file's path, or several.
 ResultsLike = Results | str | os.PathLike | Sequence[Results | str | os.PathLike]
@@ -152,10 +153,6 @@ def _pick(own: dict, host: str, order: list):
     return None, None
 
 
-def _where(rule_record: str, host: str, borrowed: str | None) -> str:
-    return f"{rule_record} on {borrowed} (nodes assumed alike)" if borrowed else f"{rule_record} on {host}"
-
-
 def _cache_rule(tree: NodeTree, rec) -> tuple:
     """Rule 1's partitions (one per cache level) and what to say about them
     (after where the record came from)."""
@@ -194,13 +191,23 @@ def _memory_rule(tree: NodeTree, rec) -> tuple:
     return parts, "; ".join(said)
 
 
-def _latency_rule(tree: NodeTree, comm: CommLatencies | None, origin: str | None,
-                  between: float | None) -> NodeLatency:
+def _reference(comm: CommLatencies | None) -> float:
+    """What hwloc's stand-in is relative to: the latency between nodes,
+    else the largest measured within a node (other nodes then count as the
+    farthest), else 1 (relative units)."""
+    if comm is not None and comm.between is not None:
+        return comm.between
+    if comm is not None and comm.intra:
+        return max(v for pairs in comm.intra.values() for v in pairs.values())
+    return 1.0
+
+
+def _latency_rule(tree: NodeTree, comm: CommLatencies | None, origin: str | None) -> NodeLatency:
     if comm is not None and origin is not None:
-        model = measured(tree, comm.intra[origin], between, origin)
+        model = measured(tree, comm.intra[origin], comm.between, origin)
         if model is not None:
             return model
-    return stand_in(tree, between if between is not None else 1.0)
+    return stand_in(tree, _reference(comm))
 
 
 def _source(rule: str, record: str, host: str, rec, borrowed: str | None, said: str) -> Source:
@@ -226,7 +233,6 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
     shared, memory = _by_host(found["shared-caches"]), _by_host(found["memory"])
     comm = comm_latencies(found["comm"][0]) if found["comm"] else None
     notes: list = []
-    default_between = comm.between if comm is not None else None
     if comm is not None and comm.unbound_pairs:
         notes.append(f"comm: {comm.unbound_pairs} pair(s) of ranks on one node were not both bound to one PU; "
                      "their latencies give no core-to-core figure")
@@ -242,7 +248,7 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
         if key not in built:
             caches, s_said = _cache_rule(tree, s_rec)
             mem, m_said = _memory_rule(tree, m_rec)
-            built[key] = (len(built), caches, s_said, mem, m_said, _latency_rule(tree, comm, origin, default_between))
+            built[key] = (len(built), caches, s_said, mem, m_said, _latency_rule(tree, comm, origin))
         number, caches, s_said, mem, m_said, lat = built[key]
         if lat.source == "measured":
             l_src = _source("rule 3", "comm", host, l_rec, l_from, "")
@@ -255,13 +261,11 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
         nodes.append(NodeInputs(host, number, tree, caches, mem, lat, sources))
 
     intra_max = max(float(np.nanmax(n.latency.values())) for n in nodes)
-    if default_between is not None:
-        between = default_between
-    elif all(n.latency.source == "hwloc" for n in nodes):
-        between = 1.0           # the unit of hwloc's stand-in: the latency between nodes
+    if comm is not None and comm.between is not None:
+        between = comm.between
     else:
-        between = intra_max
-        if len(hosts) > 1:
+        between = max(intra_max, _reference(comm))
+        if comm is not None and len(hosts) > 1:
             notes.append("comm: no pair of ranks on different nodes was measured; other nodes are taken as the "
                          "farthest (rule 3 promotes none of their cores)")
     latency_max = max(intra_max, between) if len(hosts) > 1 else intra_max
@@ -277,13 +281,5 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
         network = Source("network", "not applied", "no network-access record: the network rule is not applied "
                                                    "(hwloc does not see the network)")
     allowed = [_allowed(n.tree, pus) for n in nodes]
-    return Inputs(nodes, allowed, between, latency_max,
-                  comm.tolerance if comm is not None else _default_tolerance(), unit, rat_nc, network, notes)
-
-
-def _default_tolerance() -> float:
-    from ..comm import LAYER_TOLERANCE
-    return float(LAYER_TOLERANCE)
-
-
-__all__ = ["Inputs", "NodeInputs", "Partition", "RECORDS", "Source", "as_results", "collect"]
+    tolerance = comm.tolerance if comm is not None else float(LAYER_TOLERANCE)
+    return Inputs(nodes, allowed, between, latency_max, tolerance, unit, rat_nc, network, notes)
