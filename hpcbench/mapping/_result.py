@@ -60,12 +60,14 @@ class NodeLevels(Mapping):
 
 @dataclass(kw_only=True)
 class MappedNode(Mapping):
-    """A node of the mapping: its host, the PUs the job may use (OS
-    indexes, hwloc's order) and hwloc's levels."""
+    """A node of the mapping: its host, its PUs (OS indexes, hwloc's order),
+    those the job may use, hwloc's levels, and the measured groups of rules
+    1 and 2 that hwloc's tree does not have (Finis Terrae's buses, say)."""
     host: str
     pus: list[int]
     allowed: list[int]
     levels: list[NodeLevels]
+    measured: list[NodeLevels]
 
 
 @dataclass(kw_only=True)

@@ -167,6 +167,18 @@ def _levels(tree) -> list:
     return [NodeLevels(name=p.name, groups=[list(map(int, g)) for g in p.groups]) for p in parts]
 
 
+def _measured(node, hwloc: list) -> list:
+    """Rule 1-2 groups that group PUs and are not one of hwloc's levels."""
+    known = [sorted(map(sorted, lv.groups)) for lv in hwloc]
+    out = []
+    for rule, parts in (("rule 1", node.caches), ("rule 2", node.memory)):
+        for p in parts:
+            groups = [list(map(int, g)) for g in p.groups]
+            if any(len(g) > 1 for g in groups) and sorted(map(sorted, groups)) not in known:
+                out.append(NodeLevels(name=f"{p.name} ({rule})", groups=groups))
+    return out
+
+
 def _sources(inputs: Inputs) -> list:
     grouped: dict = {}
     for node in inputs.nodes:
@@ -221,10 +233,13 @@ def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequen
         notes.append(f"ratNC was measured up to {rule.largest} processes per node; beyond, the network rule used "
                      f"ratNC[{rule.largest}] = {rule.ratio(rule.largest):.2f}")
     levels: dict = {}
+    measured: dict = {}
     for n in inputs.nodes:
         levels.setdefault(id(n.tree), _levels(n.tree))
+        measured.setdefault(n.key, _measured(n, levels[id(n.tree)]))
     nodes = [MappedNode(host=n.host, pus=n.tree.pus.tolist(), allowed=n.tree.pus[a].tolist(),
-                        levels=levels[id(n.tree)]) for n, a in zip(inputs.nodes, inputs.allowed)]
+                        levels=levels[id(n.tree)], measured=measured[n.key])
+             for n, a in zip(inputs.nodes, inputs.allowed)]
     return ProcessMapping(kind=kind, nprocs=nprocs, weights=w.as_dict(), tie_rule=TIE_RULE, rank_rule=RANK_RULE,
                           latency_unit=inputs.latency_unit, nodes=nodes, choices=choices, sources=_sources(inputs),
                           notes=notes, per_node=advise_per_node(inputs.rat_nc, nprocs) if inputs.rat_nc else None)
