@@ -314,3 +314,5 @@ def test_figure():
     assert len(fig.axes) == 2
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert any(t.startswith("P0\nr0") for t in texts) and "NUMA node" in texts
+    assert "bandwidth x0.45 (rule 2)" in texts          # the buses hwloc does not see, from the memory record
+    assert [lv.name for lv in mapping.nodes[0].measured] == ["bandwidth x0.45 (rule 2)"]
