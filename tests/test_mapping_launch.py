@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -43,17 +44,21 @@ def env() -> dict:
 
 
 def run(cmd: list, timeout: int = 180) -> dict:
-    """Run the launch; {rank: (host, [PUs])} from what every rank printed."""
+    """Run the launch; {rank: (host, [PUs])} from what every rank wrote."""
+    out = tempfile.mkdtemp(dir=os.environ.get("TMPDIR"))
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env())
-    except subprocess.TimeoutExpired as e:
-        pytest.fail(f"{' '.join(cmd[:3])} ... timed out after {timeout}s: {e.stderr}")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    seen = {}
-    for line in proc.stdout.splitlines():
-        rank, host, pus = line.split()
-        seen[int(rank)] = (host, [int(p) for p in pus.split(",")])
-    return seen
+        try:
+            proc = subprocess.run(cmd + [out], capture_output=True, text=True, timeout=timeout, env=env())
+        except subprocess.TimeoutExpired as e:
+            pytest.fail(f"{' '.join(cmd[:3])} ... timed out after {timeout}s: {e.stderr}")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        seen = {}
+        for name in os.listdir(out):
+            rank, host, pus = open(os.path.join(out, name)).read().split()
+            seen[int(rank)] = (host, [int(p) for p in pus.split(",")])
+        return seen
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def expected(mapping) -> dict:
