@@ -23,6 +23,7 @@ SOURCES = [
     "csrc/python/cache_kernels.c",
     "csrc/python/comm_kernels.c",
     "csrc/python/multibsp_kernels.c",
+    "csrc/python/matrix_kernels.c",
     # csrc/kernels: timed kernels, plain C and MPI
     "csrc/kernels/cycle.c",
     "csrc/kernels/traverse.c",
@@ -39,6 +40,8 @@ SOURCES = [
     "csrc/kernels/contention.c",
     "csrc/kernels/shift.c",
     "csrc/kernels/multibsp.c",
+    "csrc/kernels/matrix.c",
+    "csrc/kernels/matrix_verify.c",
     # csrc/runtime: status codes, rules, timer, hwloc, teams, memory
     "csrc/runtime/status.c",
     "csrc/runtime/why.c",

@@ -7,7 +7,8 @@ Runs, `runs` times, the default sweep (`python -m hpcbench run cache`) and,
 alternating which goes first, two peers on the same PU at the sizes the
 sweep reported each level at:
   * a plain C random-line pointer chase (benchmarks/peers/chase_ref.c,
-    compiled here with the system's cc), with the page kind the sweep had;
+    compiled here with the system's cc), with the page kind and the visiting
+    order the sweep had (random, or random within windows);
   * `likwid-bench -t load_avx` (and load_avx512 where the CPU has it), the
     Debian package likwid, installed if missing and possible.
 Prints per run and over all runs:
@@ -65,9 +66,10 @@ def run_sweep(folder: str, run: int) -> tuple:
     return hpcbench.load(out).get("cache"), wall
 
 
-def peer_latency(exe: str, pu: int, huge: bool, sizes: list) -> dict:
+def peer_latency(exe: str, pu: int, huge: bool, sizes: list, window: int | None) -> dict:
+    env = dict(os.environ, WINDOW=str(window)) if window else None
     out = subprocess.run([exe, str(pu), "1" if huge else "0", *map(str, sizes)], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, env=env).stdout
     return {int(s): float(t) for s, t, _ in (line.split() for line in out.splitlines())}
 
 
@@ -116,7 +118,10 @@ def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
     levels = [lv for lv in record.derived.levels if lv.plateau]
     huge = (record.derived.placement.huge_share or 0.0) >= 0.9 if record.derived.placement else False
     sizes = sorted({latency_size(lv) for lv in levels})
-    chase = peer_latency(exe, record.parameters.pu, huge, sizes)
+    # The same visiting order as the sweep: windowed on a virtual machine,
+    # where the guest's huge pages need not be huge to the TLB.
+    window = record.parameters.window if record.parameters.order == "windowed" else None
+    chase = peer_latency(exe, record.parameters.pu, huge, sizes, window)
     loads: dict = {}
     for lv in levels:
         if have_likwid and lv.bandwidth_size:

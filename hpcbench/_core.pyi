@@ -215,3 +215,36 @@ def inner_product(pus: Sequence[int], leaf_parent: Sequence[int], parent: Sequen
     thread t runs on pus[t] and sums x[begin[t]:end[t]]. Returns (total ticks,
     ticks inside the team, per run) and the last run's result.
     """
+
+# ---- CoMet's matrix layer (csrc/kernels/matrix.c, matrix_verify.c) -----------
+# mesh: rows * cols ranks, mesh[r * cols + c] at mesh row r, column c; transposed:
+# cols * rows ranks, the mesh a transpose leaves the matrix on. A local matrix is
+# (n/rows + 2) x (n/cols + 2) doubles, its guard wrapper included.
+
+# Kernels (enum hpcb_matrix_op) and shift directions (enum hpcb_matrix_direction).
+MATRIX_UPDATE_GUARD: Final[int]
+MATRIX_SHIFT: Final[int]
+MATRIX_TRANSPOSE: Final[int]
+MATRIX_ROW_BROADCAST: Final[int]
+MATRIX_COL_BROADCAST: Final[int]
+MATRIX_NORTH: Final[int]
+MATRIX_EAST: Final[int]
+
+def matrix_times(comm: Any, op: int, n: int, rows: int, cols: int, mesh: Sequence[int], transposed: Sequence[int],
+                 warmup: int, iterations: int, direction: int = 0, index: int = 0, block: bool = False) -> Any:
+    """Ticks of each application of kernel `op` on this rank (an untimed barrier before each),
+    or (ticks, this rank's local matrix after the last application) with block=True. Every
+    element is verified after the loop: RuntimeError naming the first wrong one if any is."""
+
+def matrix_check(op: int, n: int, rows: int, cols: int, mesh: Sequence[int], transposed: Sequence[int],
+                 iterations: int = 1, direction: int = 0, index: int = 0) -> None:
+    """None if matrix_times would accept these (the communicator aside); else ParameterError
+    (op, direction, rows, cols, n, index, iterations, mesh, transposed)."""
+
+def matrix_expected(rank: int, op: int, n: int, rows: int, cols: int, mesh: Sequence[int],
+                    transposed: Sequence[int], applied: int = 0, direction: int = 0, index: int = 0) -> _F64:
+    """The local matrix `rank` must hold after `applied` applications of `op` (0: the fixed setup)."""
+
+def matrix_verify(block: npt.ArrayLike, rank: int, op: int, n: int, rows: int, cols: int, mesh: Sequence[int],
+                  transposed: Sequence[int], applied: int, direction: int = 0, index: int = 0) -> tuple[int, str]:
+    """(elements of block that differ from matrix_expected, the first of them in words)."""

@@ -35,18 +35,27 @@ class OutputError(ValueError):
     """The output path cannot be used; one line."""
 
 
-def check_output_path(path: str) -> str:
-    """The absolute path, or OutputError naming what is wrong with it."""
+def check_file_target(path: str, noun: str, error: type[ValueError] = OutputError) -> str:
+    """The absolute path of the file `path` names in a folder this process
+    can write, or `error` (one line, the file called `noun`: "results file",
+    "report") naming what is wrong: no name, a directory, a missing or
+    read-only folder. What may be replaced at the path is the caller's rule."""
     if not isinstance(path, str) or not path.strip():
-        raise OutputError("the results file name must not be empty")
+        raise error(f"the {noun} name must not be empty")
     if path.endswith(os.sep) or os.path.isdir(path):
-        raise OutputError(f"the results file must be a file, not a directory: {path}")
+        raise error(f"the {noun} must be a file, not a directory: {path}")
     full = os.path.abspath(path)
     folder = os.path.dirname(full)
     if not os.path.isdir(folder):
-        raise OutputError(f"the folder of the results file does not exist: {folder}")
+        raise error(f"the folder of the {noun} does not exist: {folder}")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot write results to {path}: the folder {folder} is not writable")
+        raise error(f"cannot write the {noun} {path}: the folder {folder} is not writable")
+    return full
+
+
+def check_output_path(path: str) -> str:
+    """The absolute path, or OutputError naming what is wrong with it."""
+    full = check_file_target(path, "results file")
     if os.path.lexists(full):
         _check_existing(full, path)
     return full

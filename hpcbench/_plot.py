@@ -9,24 +9,37 @@ from typing import Any
 import numpy as np
 
 
-def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5)) -> tuple:
-    """(figure, axes array of shape (rows, cols))."""
+def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5), height_ratios: list | None = None) -> tuple:
+    """(figure, axes array of shape (rows, cols)); size in inches, rows of
+    equal height unless `height_ratios` says otherwise."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
         raise ImportError("plotting needs matplotlib (pip install matplotlib)") from None
     fig = Figure(figsize=size, layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
+    axes = fig.subplots(rows, cols, squeeze=False, height_ratios=height_ratios)
     return fig, axes
+
+
+#: An axis labels at most this many categories (heat map rows, pairs); more would overlap and slow the layout.
+MAX_TICKS = 32
+
+
+def thinned_ticks(n: int, labels=None) -> tuple:
+    """(positions, labels) for n categories: every one up to MAX_TICKS, else every k-th."""
+    step = max(1, -(-n // MAX_TICKS))
+    positions = list(range(0, n, step))
+    names = list(labels) if labels is not None else list(range(n))
+    return positions, [names[i] for i in positions]
 
 
 def heatmap(ax: Any, matrix, title: str, xlabels=None, ylabels=None, cmap: str = "viridis",
             colorbar: str = "", **imshow: Any) -> Any:
-    """A matrix as an image with tick labels, a title and a colour bar."""
+    """A matrix as an image with tick labels (every k-th beyond MAX_TICKS rows), a title and a colour bar."""
     values = np.asarray(matrix, dtype=float)
     image = ax.imshow(values, cmap=cmap, **imshow)
-    ax.set_xticks(range(values.shape[1]), xlabels if xlabels is not None else range(values.shape[1]), fontsize=8)
-    ax.set_yticks(range(values.shape[0]), ylabels if ylabels is not None else range(values.shape[0]), fontsize=8)
+    ax.set_xticks(*thinned_ticks(values.shape[1], xlabels), fontsize=8)
+    ax.set_yticks(*thinned_ticks(values.shape[0], ylabels), fontsize=8)
     ax.set_title(title, fontsize=9)
     ax.figure.colorbar(image, ax=ax, shrink=0.8, label=colorbar)
     return image

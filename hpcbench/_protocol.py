@@ -13,7 +13,12 @@ package, listed once in hpcbench/_registry.py. It declares:
   machine-dependent defaults resolved;
 * `run(ctx)`: measures and returns a typed `Record` (see _record.py);
 * `summary(record)`: the lines `hpcbench show` prints;
-* `plot(record)`: a matplotlib figure (the notebooks and the report draw it).
+* `plot(record)`: a matplotlib figure (the notebooks and the report draw it);
+* for `hpcbench report` (optional, each empty by default): `meaning(record)`,
+  a short sentence per result saying what it means for a user;
+  `disagreements(record)`, where the measurement contradicts what the
+  machine reports or its own model; `headlines(record)`, the numbers a
+  side-by-side report of two results files compares (`Headline`).
 
 The CLI, `show`, the runner and the results loader only loop over the
 registry; adding a benchmark touches its own package and one registry line
@@ -177,6 +182,10 @@ class Benchmark:
         given = {name: value for name, (_, value) in self.given_flags(args).items()}
         return dataclasses.replace(self.options_type(), **given)
 
+    def in_default_suite(self, job: Job) -> bool:
+        """Whether `run` without benchmark names runs it in a job of this shape."""
+        return self.default and job.ranks >= self.min_ranks and job.nodes >= self.min_nodes
+
     # ---- what each benchmark implements ------------------------------------------------
 
     def check(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
@@ -202,6 +211,25 @@ class Benchmark:
     def plot(self, record: Any) -> Any:
         """A matplotlib Figure of the record."""
         raise NotImplementedError
+
+    # ---- what the report asks (optional: a benchmark without them still has its section) ----
+
+    def meaning(self, record: Any) -> list:
+        """What an ok record means for a user: one short sentence per result
+        (the report's "what this means"). None by default."""
+        return []
+
+    def disagreements(self, record: Any) -> list:
+        """Where an ok record contradicts what the machine reports (hwloc,
+        the job's layout) or its own model, one line each: the report
+        highlights them. None by default."""
+        return []
+
+    def headlines(self, record: Any) -> list:
+        """The numbers of an ok record that a side-by-side report of two
+        results files compares (a list of hpcbench._headline.Headline, labels
+        unique within the record). None by default."""
+        return []
 
 
 def _default_text(default: Any, spec: CliFlag) -> str:

@@ -5,7 +5,8 @@ cache benchmark measured earlier in the same run."""
 from __future__ import annotations
 
 from . import cache, comm, memory, multibsp, network
-from ._protocol import Benchmark
+from ._protocol import Benchmark, Job
+from .comm import matrix
 from ._record import Record
 
 BENCHMARKS: tuple = (
@@ -14,6 +15,7 @@ BENCHMARKS: tuple = (
     memory.BENCHMARK,
     multibsp.BENCHMARK,
     comm.BENCHMARK,
+    matrix.BENCHMARK,
     network.DISTANCE_BENCHMARK,
     network.ACCESS_BENCHMARK,
 )
@@ -38,4 +40,4 @@ def record_type(name) -> type[Record]:
 
 def default_suite(ranks: int = 1, nodes: int = 1) -> list:
     """The benchmarks `run` runs when none is named, for a job of this shape."""
-    return [b.name for b in BENCHMARKS if b.default and ranks >= b.min_ranks and nodes >= b.min_nodes]
+    return [b.name for b in BENCHMARKS if b.in_default_suite(Job(ranks, nodes))]

@@ -62,6 +62,11 @@ def choice_cases():
 HAND = [
     (["run", "nosuchbench"], "unknown benchmark"),
     (["run", "comm"], "comm needs at least 2 MPI ranks"),
+    (["run", "matrix"], "matrix needs at least 4 MPI ranks"),
+    (["run", "cache", "--matrix-dims", "64,x"], "dimensions are whole numbers separated by commas"),
+    (["run", "cache", "--matrix-dims", "0"], "dimensions must be between 1 and"),
+    (["run", "cache", "--matrix-mesh", "2by2"], "a mesh is ROWSxCOLS (e.g. 2x4) or auto"),
+    (["run", "cache", "--matrix-kernels", "shift_south"], "a shift goes north or east"),
     (["run", "cache", "--cache-stride", "3"], "--cache-stride must be a positive multiple of sizeof(void *)"),
     (["run", "cache", "--cache-stride", "0"], "--cache-stride must be a positive multiple"),
     (["run", "cache", "--cache-min", "1500"], "--cache-min must be a positive multiple of stride"),

@@ -10,9 +10,11 @@ matplotlib = pytest.importorskip("matplotlib")
 
 
 @pytest.mark.parametrize("name, produced, figures", [("cache.ipynb", "levels", 3), ("node.ipynb", "scalability", 3),
-                                                      ("comm.ipynb", "layers", 3),
-                                                      ("network.ipynb", "rat_nc", 1),
-                                                      ("multibsp.ipynb", "ratios", 2),
+                                                      ("comm.ipynb", "layers", 4),
+                                                      ("network.ipynb", "rat_nc", 2),
+                                                      ("multibsp.ipynb", "ratios", 3),
+                                                      ("report.ipynb", "ratios", 0),
+                                                      ("matrix.ipynb", "fits", 1),
                                                       ("mapping.ipynb", "mapping", 1)])
 def test_notebook_runs(name, produced, figures, monkeypatch):
     matplotlib.use("Agg")

@@ -17,7 +17,7 @@ from hpcbench.cli._options import checked_options, deprecation_notes
 from hpcbench.topology import Topology
 
 PREFIXES = {"cache": "--cache-", "shared-caches": "--shared-", "memory": "--memory-", "multibsp": "--mbsp-",
-            "comm": "--comm-", "distance": "--net-", "network-access": "--net-"}
+            "comm": "--comm-", "matrix": "--matrix-", "distance": "--net-", "network-access": "--net-"}
 EXAMPLES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "docs", "examples", "*.json")))
 BENCHMARKS = [pytest.param(b, id=b.name) for b in _registry.BENCHMARKS]
 
@@ -66,10 +66,11 @@ def test_library_functions_take_their_defaults_from_the_options():
     """measure() and friends read their keyword defaults from the options
     dataclass: a default changed there changes everywhere."""
     from hpcbench.cache import CacheOptions, measure
+    from hpcbench.comm.matrix import MatrixOptions, measure_matrix
     from hpcbench.memory import MemoryOptions, measure_pairs
     from hpcbench.multibsp import MultiBSPOptions, measure_component
     for fn, options in ((measure, CacheOptions()), (measure_pairs, MemoryOptions()),
-                        (measure_component, MultiBSPOptions())):
+                        (measure_component, MultiBSPOptions()), (measure_matrix, MatrixOptions())):
         for name, p in inspect.signature(fn).parameters.items():
             if hasattr(options, name) and p.default is not inspect.Parameter.empty:
                 assert p.default == getattr(options, name), (fn.__name__, name)
@@ -81,6 +82,7 @@ def test_library_functions_take_their_defaults_from_the_options():
     (["--memory-tolerance", "1.5"], "memory", "tolerance", "--memory-tolerance"),
     (["--mbsp-hmax", "0"], "multibsp", "hmax", "--mbsp-hmax"),
     (["--comm-rse", "2"], "comm", "rse", "--comm-rse"),
+    (["--matrix-dims", "7"], "matrix", "dims", "--matrix-dims"),
     (["--net-size", "0"], "distance", "size", "--net-size"),
     (["--shared-rounds", "0"], "shared-caches", "rounds", "--shared-rounds"),
 ])

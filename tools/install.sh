@@ -12,6 +12,8 @@ command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists hwloc 2>/dev/null || need_apt+=(libhwloc-dev)
 # The emulated cluster of the network tests (tools/netcluster.py) uses ip and tc.
 command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
+# The report tests open the HTML report in headless Chromium (tests/headless.py).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # The mapping's tests compare with hwloc-distrib and draw fake topologies with lstopo.
 command -v hwloc-distrib >/dev/null 2>&1 || need_apt+=(hwloc)
 

@@ -17,7 +17,8 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$PWD/$out" HPCB_EXPECT_SANITIZED=1
 cd "$out"
-"$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py" "$OLDPWD/tests/test_core_cache.py"
+"$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py" "$OLDPWD/tests/test_core_cache.py" \
+    "$OLDPWD/tests/test_matrix.py"
 
 # The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
 # runs without the preload; only the Python ranks get the sanitizer runtimes.
@@ -29,5 +30,10 @@ if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
     for n in 2 4; do
         env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
             -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_comm_check.py"
+    done
+    # The matrix kernels: the 2 x 2 mesh and its sub-communicator, and a 2 x 3 one.
+    for n in 4 6; do
+        env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_matrix_check.py"
     done
 fi

@@ -5,6 +5,10 @@
  * Usage: chase_ref CPU HUGE SIZE [SIZE ...]
  *   CPU: the CPU to pin to; HUGE: 1 to madvise(MADV_HUGEPAGE) the buffer,
  *   0 for base pages; SIZE: bytes (a multiple of 64).
+ * With WINDOW=BYTES in the environment the cycle is random within windows
+ * of that many bytes, the windows in random order (hpcbench's "windowed"
+ * order, which keeps a chase over base pages from missing the TLB on
+ * almost every load); without it, one uniformly random cycle.
  * For each size: one buffer (2 MiB aligned, and whole 2 MiB pages long so
  * that huge pages can back it), written in address order, the lines of its
  * first SIZE bytes linked into one uniformly random cycle; at least 4 traversals and
@@ -41,7 +45,24 @@ int main(int argc, char **argv)
         memset(buf, 0, mapped);
         size_t *order = malloc(lines * sizeof *order);
         for (size_t i = 0; i < lines; i++) order[i] = i;
-        for (size_t i = lines - 1; i > 1; i--) { size_t k = 1 + next() % i; size_t t = order[i]; order[i] = order[k]; order[k] = t; }
+        const char *w = getenv("WINDOW");
+        size_t win = w ? strtoull(w, NULL, 10) / 64 : 0;
+        if (win >= 2 && win < lines) {
+            /* Shuffle the lines inside each window, then the windows. */
+            size_t nwin = (lines + win - 1) / win;
+            for (size_t b = 0; b < lines; b += win) {
+                size_t n = lines - b < win ? lines - b : win;
+                for (size_t i = n - 1; i > 0; i--) { size_t k = next() % (i + 1); size_t t = order[b + i]; order[b + i] = order[b + k]; order[b + k] = t; }
+            }
+            size_t *wins = malloc(nwin * sizeof *wins), *out = malloc(lines * sizeof *out), o = 0;
+            for (size_t i = 0; i < nwin; i++) wins[i] = i;
+            for (size_t i = nwin - 1; i > 0; i--) { size_t k = next() % (i + 1); size_t t = wins[i]; wins[i] = wins[k]; wins[k] = t; }
+            for (size_t i = 0; i < nwin; i++)
+                for (size_t j = wins[i] * win; j < lines && j < (wins[i] + 1) * win; j++) out[o++] = order[j];
+            free(order); free(wins); order = out;
+        } else {
+            for (size_t i = lines - 1; i > 1; i--) { size_t k = 1 + next() % i; size_t t = order[i]; order[i] = order[k]; order[k] = t; }
+        }
         for (size_t i = 0; i < lines; i++) *(void **)(buf + order[i] * 64) = buf + order[(i + 1) % lines] * 64;
         size_t loads = lines * 4 > ((size_t)1 << 22) ? lines * 4 : ((size_t)1 << 22);
         double best_ticks = 1e300, best_ns = 1e300;

@@ -12,5 +12,6 @@ int glue_node_exec(PyObject *module);       /* node_kernels.c */
 int glue_cache_exec(PyObject *module);      /* cache_kernels.c */
 int glue_comm_exec(PyObject *module);       /* comm_kernels.c */
 int glue_multibsp_exec(PyObject *module);   /* multibsp_kernels.c */
+int glue_matrix_exec(PyObject *module);     /* matrix_kernels.c */
 
 #endif /* HPCB_FAMILIES_H */

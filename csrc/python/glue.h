@@ -26,6 +26,7 @@
 #include "../kernels/copy.h"
 #include "../kernels/daxpy.h"
 #include "../kernels/load.h"
+#include "../kernels/matrix.h"
 #include "../kernels/multibsp.h"
 #include "../kernels/overlap.h"
 #include "../kernels/p2p.h"
@@ -98,7 +99,8 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n);
 enum glue_kernel {
     GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
     GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
-    GLUE_HCOMM, GLUE_INNER_PRODUCT
+    GLUE_HCOMM, GLUE_INNER_PRODUCT,
+    GLUE_MATRIX
 };
 
 struct glue_call {
@@ -118,6 +120,7 @@ struct glue_call {
         struct hpcb_shift_params shift;
         struct hpcb_hcomm_params hcomm;
         struct hpcb_inner_product_params inner_product;
+        struct hpcb_matrix_params matrix;
     } p;
     union {
         struct hpcb_traverse_out traverse;
@@ -133,6 +136,7 @@ struct glue_call {
         struct hpcb_shift_out shift;
         struct hpcb_hcomm_out hcomm;
         struct hpcb_inner_product_out inner_product;
+        struct hpcb_matrix_out matrix;
     } out;
     struct hpcb_why why;       /* the check's words */
     unsigned *pus;             /* the PU list glue_pus made for the team, if any */

@@ -9,6 +9,7 @@
 #include <hwloc.h>
 
 #include "../kernels/contention.h"
+#include "../kernels/matrix.h"
 #include "../kernels/overlap.h"
 #include "../kernels/traverse.h"
 #include "../runtime/hpcb.h"
@@ -83,6 +84,7 @@ static PyMethodDef core_methods[] = {
 static const struct glue_constant constants[] = {
     HPCB_ORDERS(GLUE_CONSTANT) HPCB_PAGE_MODES(GLUE_CONSTANT) HPCB_OVERLAP_MODES(GLUE_CONSTANT)
     HPCB_ROLES(GLUE_CONSTANT) HPCB_TOPO_SOURCES(GLUE_CONSTANT) HPCB_ISAS(GLUE_CONSTANT)
+    HPCB_MATRIX_OPS(GLUE_CONSTANT) HPCB_MATRIX_DIRECTIONS(GLUE_CONSTANT)
 };
 
 static int core_exec(PyObject *module)
@@ -97,7 +99,7 @@ static int core_exec(PyObject *module)
         return -1;
     if (glue_state_exec(module) != 0 || glue_add_constants(module, constants, sizeof constants / sizeof *constants) ||
         glue_topology_exec(module) != 0 || glue_node_exec(module) != 0 || glue_cache_exec(module) != 0 || glue_comm_exec(module) != 0 ||
-        glue_multibsp_exec(module) != 0)
+        glue_multibsp_exec(module) != 0 || glue_matrix_exec(module) != 0)
         return -1;
     return 0;
 }

@@ -17,6 +17,12 @@ the level's latency, and the rise says its size, by one of two methods:
   and the rise is spread out; Servet's page-set model (Fig. 3) fitted to the
   whole rise, with the replacement policy (LRU-like or random) as one more
   unknown, gives the size (_probabilistic.py).
+* "capacity": where the sweep's best placement (the lowest sample of any
+  pass at each size) bounds the size from both sides (_capacity.py: the
+  bytes that hit per traversal never exceed the size; the best placement
+  misses fewer than half its accesses at the size) and the page-set fit
+  falls outside those bounds, the size comes from the bounds: the cache
+  geometry between them, or the capacity held.
 
 After the last rise comes memory: its plateau is memory's latency. A rise
 still climbing at the largest size leaves memory unreached.
@@ -29,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _validate
+from ._capacity import capacity_bounds, choose
 from ._joint import PageSetLevel, refit_jointly
 from ._probabilistic import DEFAULT_WAYS, POLICIES, estimate_size, significant_bits
 from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises, gradient, monotone_fit
@@ -44,7 +51,7 @@ class CacheLevel:
 
     level: int                    #: 1, 2, ...
     size: int                     #: bytes
-    method: str                   #: "edge" or "probabilistic"
+    method: str                   #: "edge", "probabilistic" or "capacity"
     range: tuple                  #: (first, last) sweep size analysed, bytes
     ways: int | None = None       #: associativity of the best probabilistic fit
     divergence: float | None = None  #: its divergence (sum of |MR - P|)
@@ -53,6 +60,9 @@ class CacheLevel:
     policy: str | None = None     #: replacement policy of the best probabilistic fit
     plateau: tuple = ()           #: (first, last) size (bytes) of the level's plateau: its latency's sizes
     bracket: tuple = ()           #: edge: (last size on the plateau, first size above), bytes
+    held: int | None = None       #: bytes the best placement held (a lower bound of the size), if known
+    half_miss: int | None = None  #: first size (bytes) where the best placement missed half its accesses
+    model_size: int | None = None  #: the page-set fit's size (bytes), where it was fitted
 
 
 @dataclass(frozen=True)
@@ -98,12 +108,23 @@ def _plateau(base_sizes: np.ndarray, rises: list, i: int) -> tuple:
     return int(first), int(base_sizes[rises[i].start])
 
 
+def _next_plateau(base_sizes: np.ndarray, rises: list, i: int) -> tuple | None:
+    """(first, last) of the plateau after rise i: the next level's, or
+    memory's; None when the curve still rises at the largest size."""
+    if i + 1 < len(rises):
+        return _plateau(base_sizes, rises, i + 1)
+    if rises[i].end >= base_sizes.size - 1:
+        return None
+    return int(base_sizes[rises[i].end]), int(base_sizes[-1])
+
+
 def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 4096,
                     refined: npt.ArrayLike | None = None, placement: str = "unknown",
                     step_threshold: float = DEFAULT_STEP_THRESHOLD,
                     min_rise: float = DEFAULT_MIN_RISE, model: str = "lines",
                     selection: str = "simplest", policies: tuple = POLICIES,
-                    ways: tuple | None = None) -> list[CacheLevel]:
+                    ways: tuple | None = None, best: npt.ArrayLike | None = None,
+                    line: int = 64) -> list[CacheLevel]:
     """Cache levels, smallest first, from sizes (bytes) and cycles per access.
 
     placement: "contiguous" (huge pages or consecutive frames: every level by
@@ -115,7 +136,10 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     associativities the page-set model may assume (default: 1 to 64); the
     cache benchmark passes hwloc's, which CPUID reports reliably where the
     sizes are in question, so that the fit cannot trade a wrong
-    associativity for a wrong size.
+    associativity for a wrong size. best, if given, is the lowest sample of
+    any pass at each size (ticks; NaN where none): it bounds the sizes the
+    page-set model gives (_capacity.py), and a fit outside the bounds gives
+    way to the geometry of `ways` ways and `line`-byte lines between them.
     """
     sizes = _validate.sweep_array("sizes", sizes)
     cycles = _validate.sweep_array("cycles", cycles)
@@ -135,6 +159,12 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     base = np.ones(sizes.size, dtype=bool) if refined is None else ~np.asarray(refined, dtype=bool)
     if base.shape != sizes.shape or base.sum() < 3:
         raise ValueError("refined must be a boolean mask like sizes, leaving at least 3 base sizes")
+    if best is not None:
+        best = np.asarray(best, dtype=float)
+        if best.shape != sizes.shape:
+            raise ValueError(f"best must have one value per size, got {best.size} for {sizes.size} sizes")
+    _validate.positive_int("line", line)
+    geometry = tuple(int(k) for k in ways) if ways else ()
 
     base_sizes = sizes[base]
     ways = DEFAULT_WAYS if not ways else tuple(sorted({int(k) for k in ways}))
@@ -162,7 +192,10 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         inside = (sizes >= lo) & (sizes <= hi)
         first = estimate_size(sizes[inside], fit[inside], page_size=page_size, model=model, selection=selection,
                               policies=policies, ways=ways)
-        found.append((PageSetLevel(fit=first, lo=float(lo), hi=float(hi)), number, a, plateau))
+        after = _next_plateau(base_sizes, rises, i)
+        bounds = (capacity_bounds(sizes, best, plateau, after) if best is not None and after is not None
+                  else None)
+        found.append((PageSetLevel(fit=first, lo=float(lo), hi=float(hi)), number, a, plateau, bounds))
     page_set = [f[0] for f in found if isinstance(f, tuple)]
     if model == "lines" and page_set:
         # Where the placement is unknown (a virtual machine: the host places
@@ -177,7 +210,7 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         if isinstance(f, CacheLevel):
             levels.append(f)
             continue
-        _, number, a, plateau = f
+        _, number, a, plateau, bounds = f
         lv = next(joint)
         if lv.fit.placement == "even":
             why = (f"{placement} placement: the page-set model fitted to the whole rise (together with overlapping "
@@ -186,9 +219,15 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         else:
             why = (f"{placement} placement: page sets overflow at random before the cache is full, so the page-set "
                    "model is fitted to the whole rise (together with overlapping levels)")
-        levels.append(CacheLevel(level=number, size=lv.fit.size, method="probabilistic", range=(int(lv.lo), int(lv.hi)),
+        size, method = lv.fit.size, "probabilistic"
+        if bounds is not None:
+            size, method, said = choose(lv.fit.size, bounds, geometry, line)
+            why = f"{why}; {said}"
+        levels.append(CacheLevel(level=number, size=size, method=method, range=(int(lv.lo), int(lv.hi)),
                                  ways=lv.fit.ways, divergence=lv.fit.divergence, policy=lv.fit.policy, why=why,
-                                 onset=a, plateau=plateau))
+                                 onset=a, plateau=plateau, model_size=lv.fit.size,
+                                 held=None if bounds is None else bounds.held,
+                                 half_miss=None if bounds is None else bounds.half_miss))
     return levels
 
 

@@ -11,11 +11,13 @@ from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._analysis import CacheLevel, estimate_levels, gradient, memory_plateau, plateau_value
+from ._capacity import envelope
 from ._compare import AGREEMENT, hwloc_ways, judge
 from ._measure import CacheSweep, check_parameters, check_pu, default_max_size, default_stride, measure
 from ._options import CacheOptions
 from ._placement import Placement, combined
 from ._plot import cache_figure
+from ._report import cache_disagreements, cache_headlines, cache_meaning, disagreement_text, flag_text
 from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, HwlocLevel, MeasuredLevel, MemoryRecord,
                        PlacementRecord)
 
@@ -70,7 +72,8 @@ def measured_levels(sweep: CacheSweep, levels: list[CacheLevel], hwloc_caches: l
             level=v.number, size=lv.size, method=lv.method, range=list(lv.range), ways=lv.ways,
             divergence=lv.divergence, onset=lv.onset, hwloc_size=v.hwloc_size, relative_difference=diff,
             agrees=None if diff is None else abs(diff) <= AGREEMENT, why=lv.why, policy=lv.policy,
-            bracket=list(lv.bracket) or None, plateau=[first, last],
+            bracket=list(lv.bracket) or None, plateau=[first, last], held=lv.held, half_miss=lv.half_miss,
+            model_size=lv.model_size,
             latency_cycles=plateau_value(sweep.sizes, sweep.cycles, first, last),
             latency_ns=plateau_value(sweep.sizes, sweep.ns, first, last),
             bandwidth=bandwidth, bandwidth_size=bandwidth_size, status=v.status, note=v.note))
@@ -108,14 +111,16 @@ def _warnings(sweep: CacheSweep, placement: Placement, compared: list, missing: 
         if rec.status == "flagged":
             warnings.append(flag_text(rec))
         elif rec.agrees is False:
-            warnings.append(f"L{rec.level}: measured {format_size(rec.size)}, hwloc reports "
-                            f"{format_size(rec.hwloc_size)}")
+            warnings.append(disagreement_text(rec))
     return warnings + missing
 
 
-def flag_text(lv: MeasuredLevel) -> str:
-    """A flagged level in words: what it is, where, and why."""
-    return f"{'step' if lv.hwloc_size is None else f'L{lv.level}'} at {format_size(lv.size)}: {lv.note}"
+def _bounds_row(lv: MeasuredLevel) -> str:
+    """What the best placement of the passes said of a level, in words."""
+    name = f"L{lv.level}" if lv.hwloc_size is not None or lv.status != "flagged" else "step"
+    half = "" if lv.half_miss is None else f", missed half its accesses from {format_size(lv.half_miss)}"
+    fit = "" if lv.model_size is None else f"; page-set fit {format_size(lv.model_size)}"
+    return f"  {name} bounds: the best placement held {format_size(lv.held or 0)}{half}{fit}"
 
 
 def _level_row(lv: MeasuredLevel) -> str:
@@ -168,7 +173,8 @@ class CacheBenchmark(Benchmark):
         placement = combined(sweep.placements)
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
         levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                                 refined=sweep.refined, placement=placement.kind, ways=hwloc_ways(hw))
+                                 refined=sweep.refined, placement=placement.kind, ways=hwloc_ways(hw),
+                                 best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"])
         unstable = unstable_sizes(sweep.samples_cycles)
         compared, missing = measured_levels(sweep, levels, hw)
         # A pass a size did not have is NaN: each size's set is its measured timings.
@@ -219,8 +225,18 @@ class CacheBenchmark(Benchmark):
                          f"{bandwidth:>8}")
         else:
             lines.append("  memory: not reached (the curve still rises at the largest size; raise --cache-max)")
+        lines += [_bounds_row(lv) for lv in levels if lv.held is not None]
         lines += [f"  flagged: {flag}" for flag in d.flags or []]
         return lines
 
     def plot(self, record: CacheRecord):
         return cache_figure(record)
+
+    def meaning(self, record: CacheRecord) -> list:
+        return cache_meaning(record)
+
+    def disagreements(self, record: CacheRecord) -> list:
+        return cache_disagreements(record)
+
+    def headlines(self, record: CacheRecord) -> list:
+        return cache_headlines(record)

@@ -29,7 +29,8 @@ class CacheOptions:
     stride: int | None = option(None, "--cache-stride", "distance between the slots a chase visits", metavar="SIZE",
                                 type=size_arg, size=True, default_text="the line size hwloc reports (64 B if none)")
     order: str = option("auto", "--cache-order", "visiting order: auto is random where huge pages back the "
-                        "buffer, random within 128 KiB windows otherwise", choices=ORDER_CHOICES)
+                        "buffer outside a virtual machine, random within 128 KiB windows otherwise",
+                        choices=ORDER_CHOICES)
     pages: str = option("huge", "--cache-pages", "page kind of the buffer: huge asks for 2 MiB pages (granted or "
                         "not, the record says)", choices=PAGE_CHOICES)
     grid: str = option("fine", "--cache-grid", "base sizes: fine is 4 per octave, servet the paper's (doubling "

@@ -51,7 +51,10 @@ def plot_bandwidth(record: CacheRecord, ax: Any) -> None:
     was read (records of earlier versions have none: the axes say so)."""
     d = record.derived
     if not d.bandwidth_sizes:
-        ax.text(0.5, 0.5, "no bandwidth in this record", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, "no bandwidth in this record (written by an earlier hpcbench)", ha="center",
+                va="center", transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
         return
     ax.plot(_kib(d.bandwidth_sizes), np.asarray(as_float(d.bandwidth)) / 1e9, "o-", ms=3,
             label=f"read ({record.parameters.isa or '?'} loads)")
@@ -123,13 +126,18 @@ def sharing_matrix(record: SharedCachesRecord, index: int) -> np.ndarray:
 
 
 def plot_sharing(record: SharedCachesRecord, axes: Any) -> None:
-    """One heat map of co-run ratios per cache level, with both verdicts in the title."""
+    """One heat map of co-run ratios per cache level, with both verdicts in
+    the title (red where they disagree)."""
     pus = record.parameters.pus
     for i, (ax, lv) in enumerate(zip(axes, record.derived.levels)):
         matrix = sharing_matrix(record, i)
         verdict = lv.groups if lv.decidable else "undecidable"
-        heatmap(ax, matrix, f"L{lv.level}: threshold {lv.threshold:.2f}\nmeasured {verdict}\nhwloc {lv.hwloc_groups}",
+        disagrees = lv.decidable and lv.groups != lv.hwloc_groups
+        heatmap(ax, matrix, f"L{lv.level}: threshold {lv.threshold:.2f}\nmeasured {verdict}\nhwloc {lv.hwloc_groups}"
+                + ("\nDISAGREES with hwloc" if disagrees else ""),
                 pus, pus, vmin=1, vmax=max(2.5, float(np.nanmax(matrix, initial=1.0))), colorbar="co-run ratio")
+        if disagrees:
+            ax.title.set_color("tab:red")
 
 
 def shared_figure(record: SharedCachesRecord) -> Figure:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import binom
 
 #: Associativities tried. Real caches use 1-24, 32 and a few larger values.
 DEFAULT_WAYS = tuple(range(1, 25)) + (28, 32, 48, 64)
@@ -62,6 +61,7 @@ def binomial_tail(n: npt.ArrayLike, p: npt.ArrayLike, k: npt.ArrayLike) -> np.nd
     survival function, accurate for the large n and small p here). n is a
     count of pages: a fractional count (an array ending inside a page) means
     the pages it touches, rounded up."""
+    from scipy.stats import binom   # here, not at import: scipy.stats costs every command 0.6 s to start
     n = np.ceil(np.asarray(n, dtype=float) - 1e-9)
     return binom.sf(np.asarray(k), np.maximum(n, 0), np.clip(np.asarray(p, dtype=float), 0.0, 1.0))
 
@@ -120,6 +120,7 @@ def _random_policy_rate(pages: np.ndarray, p: np.ndarray, ways: np.ndarray) -> n
     """The "lines" model under random replacement: E[m(X', K)] with
     X' = 1 + B(NP-1, p), summed over X' in (K, RANDOM_TAIL * K] and the
     tail beyond taken as misses. Arguments broadcast together."""
+    from scipy.stats import binom   # see binomial_tail
     n, pc, k = np.broadcast_arrays(np.ceil(np.maximum(pages - 1.0, 0.0) - 1e-9), np.clip(p, 0.0, 1.0), ways)
     n, pc, k = n.ravel(), pc.ravel(), k.ravel()
     out = np.empty(n.size)

@@ -84,7 +84,7 @@ class MeasuredLevel(Mapping):
     """One level found in the sweep, with hwloc's size beside it."""
     level: One
     size: One                           #: bytes (for a flagged level: its effective capacity)
-    method: str                         #: "edge" or "probabilistic" (earlier versions: "peak")
+    method: str                         #: "edge", "probabilistic" or "capacity" (earlier versions: "peak")
     range: list[int]                    #: (first, last) sweep size analysed, bytes
     ways: One | None
     divergence: float | None
@@ -95,6 +95,9 @@ class MeasuredLevel(Mapping):
     why: str | None = optional()        #: why this method
     policy: str | None = optional()     #: probabilistic: replacement policy of the best fit
     bracket: list[int] | None = optional()       #: edge: last size on the plateau, first above it
+    held: One | None = optional()       #: bytes the best placement of the passes held: a lower bound of the size
+    half_miss: One | None = optional()  #: first size where the best placement missed half its accesses
+    model_size: One | None = optional()  #: the page-set fit's size, where one was fitted
     plateau: list[int] | None = optional()       #: sizes of the level's plateau (its latency's)
     latency_cycles: Positive | None = optional()  #: TSC ticks per access on the plateau
     latency_ns: Positive | None = optional()
@@ -156,6 +159,11 @@ class CacheRecord(Record):
         for name, values in (("raw.refined", self.raw.refined), ("derived.cycles_per_access",
                              self.derived.cycles_per_access), ("derived.ns_per_access", self.derived.ns_per_access)):
             require(len(values) == n, f"{path}.{name}", f"must have one value per size ({n}), got {len(values)}")
+        d = self.derived
+        require((d.bandwidth is None) == (d.bandwidth_sizes is None) and
+                len(d.bandwidth or []) == len(d.bandwidth_sizes or []), f"{path}.derived.bandwidth",
+                f"must have one value per bandwidth size ({len(d.bandwidth_sizes or [])}), "
+                f"got {len(d.bandwidth or [])}")
 
 
 # ---- shared-caches ----------------------------------------------------------------

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import isotonic_regression
 
 #: A step of the fitted curve counts as rising above this relative increase.
 DEFAULT_STEP_THRESHOLD = 0.02
@@ -54,6 +53,7 @@ def gradient(cycles: npt.ArrayLike) -> np.ndarray:
 
 def monotone_fit(values: npt.ArrayLike) -> np.ndarray:
     """Least-squares non-decreasing fit (SciPy's isotonic regression)."""
+    from scipy.optimize import isotonic_regression   # here, not at import: it costs every command 0.3 s
     return isotonic_regression(np.asarray(values, dtype=float), increasing=True).x
 
 

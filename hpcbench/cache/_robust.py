@@ -9,11 +9,11 @@ best sample of each pass, the median across passes.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import trim_mean
 
 
 def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
     """Mean over the last axis without the `trim` share at each end (SciPy's trimmed mean)."""
+    from scipy.stats import trim_mean   # here, not at import: scipy.stats costs every command 0.6 s to start
     return np.asarray(trim_mean(per_pass, trim, axis=-1))
 
 

@@ -16,11 +16,13 @@ from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, plan_pairs, require_two_pus
 from ._analysis import estimate_levels
+from ._capacity import envelope
 from ._compare import hwloc_ways, judge
 from ._placement import combined
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
+from ._report import shared_disagreements, shared_headlines, shared_meaning
 from ._records import (CacheRecord, CorunSamples, SharedCachesRecord, SharedDerived, SharedParameters, SharedRaw)
 from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
 from ._shared_measure import measure_co_runs
@@ -64,7 +66,8 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
     sweep = measure(**options, topology=topology, progress=progress)
     hw = topology.data_caches_of(options["pu"])
     levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                             refined=sweep.refined, placement=combined(sweep.placements).kind, ways=hwloc_ways(hw))
+                             refined=sweep.refined, placement=combined(sweep.placements).kind, ways=hwloc_ways(hw),
+                             best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"])
     verdicts, _ = judge([lv.size for lv in levels], hw)
     kept = [(v.number, lv.size, lv.onset) for lv, v in zip(levels, verdicts)
             if v.status != "flagged" or v.hwloc_size is not None]
@@ -150,3 +153,11 @@ class SharedCachesBenchmark(Benchmark):
     def plot(self, record: SharedCachesRecord):
         return shared_figure(record)
 
+    def meaning(self, record: SharedCachesRecord) -> list:
+        return shared_meaning(record)
+
+    def disagreements(self, record: SharedCachesRecord) -> list:
+        return shared_disagreements(record)
+
+    def headlines(self, record: SharedCachesRecord) -> list:
+        return shared_headlines(record)

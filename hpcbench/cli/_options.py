@@ -18,6 +18,8 @@ def add_run_parser(sub) -> argparse.ArgumentParser:
     run.add_argument("benchmarks", nargs="*", metavar="BENCHMARK", help="names from `hpcbench list`")
     run.add_argument("-o", "--output", default="hpcbench-results.json", help="results file (default: %(default)s)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument("--report", action="store_true",
+                     help="at the end, write the HTML report beside the results file (RESULTS.html; see `report`)")
     seen: set = set()
     for bench in _registry.BENCHMARKS:
         if bench.options_type not in seen:       # benchmarks that share options share their flags

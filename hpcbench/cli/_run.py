@@ -11,6 +11,7 @@ from .._protocol import Job
 from ._agree import agree, same_command_line
 from ._common import UsageError
 from ._options import checked_options, deprecation_notes, selected
+from ._report import check_run_report, write_run_report
 
 THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 
@@ -73,7 +74,7 @@ def cmd_run(args) -> int:
     job = Job(comm.Get_size(), count_nodes(comm))
     # Topology and memory may differ between nodes: a rank that refuses an
     # option stops every rank, with its own line.
-    names, options = agree(comm, lambda: _checked(args, topology, job))
+    names, options = agree(comm, lambda: _checked(args, topology, job, comm.Get_rank() == 0))
     if comm.Get_rank() == 0:      # once the options are good: a bad command line gets one line, the error
         for note in deprecation_notes(args):
             print(note, file=sys.stderr)
@@ -86,16 +87,23 @@ def cmd_run(args) -> int:
         if results.unsaved:
             print(f"hpcbench: the results of {', '.join(results.unsaved)} could not be saved to {args.output} "
                   "(they are in the summary above)", file=sys.stderr)
+        else:
+            print(f"results written to {args.output}")
+            write_degradation(results, args.output)
+        if args.report:        # also when a save failed: the page keeps what was measured
+            write_run_report(results, args.output)
+        if results.unsaved:
             return 1
-        print(f"results written to {args.output}")
-        write_degradation(results, args.output)
         return 1 if any(r.status not in ("ok", "skipped") for r in results.benchmarks) else 0
     return 0
 
 
-def _checked(args, topology, job) -> tuple:
+def _checked(args, topology, job, writes: bool = True) -> tuple:
     names = selected(args, job)
-    return names, checked_options(args, names, topology, job)
+    options = checked_options(args, names, topology, job)
+    if args.report and writes:        # the rank that writes checks where the report goes
+        check_run_report(args.output)
+    return names, options
 
 
 def write_degradation(results, output):

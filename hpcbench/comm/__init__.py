@@ -16,7 +16,7 @@ from ._mesh import Mesh, gray, hop_node, make_mesh, mesh_dims
 from ._models import (Linear, bandwidth_thresholds, breakpoints, hockney_fit, hop_fit, predict, refinement_sizes,
                       regional_fit, vector_rate)
 from ._options import CommOptions
-from ._plot import comm_figure, plot_echo, plot_layers, plot_overlap
+from ._plot import comm_figure, plot_collectives, plot_echo, plot_layers, plot_overlap
 from ._records import CommDerived, CommParameters, CommRaw, CommRecord, SweepFit, SweepSummary
 from ._sweep import SizeSweep, message_sizes
 
@@ -26,5 +26,5 @@ __all__ = ["BENCHMARK", "CommBenchmark", "CommDerived", "CommError", "CommOption
            "CommRecord", "LAYER_TOLERANCE", "Linear", "Mesh", "SizeSweep", "SweepFit", "SweepSummary", "allreduce",
            "bandwidth_thresholds", "barrier", "bcast", "breakpoints", "comm_figure", "contention", "daxpy",
            "exchange", "gray", "group_layers", "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers",
-           "mesh_dims", "message_sizes", "overlap", "pair_name", "pingpong", "plot_echo", "plot_layers",
-           "plot_overlap", "predict", "refinement_sizes", "regional_fit", "vector_rate"]
+           "mesh_dims", "message_sizes", "overlap", "pair_name", "pingpong", "plot_collectives", "plot_echo",
+           "plot_layers", "plot_overlap", "predict", "refinement_sizes", "regional_fit", "vector_rate"]

@@ -23,6 +23,7 @@ from ._mesh import hop_node, make_mesh, max_hops
 from ._models import bandwidth_thresholds, hockney_fit, hop_fit, refinement_sizes, regional_fit, vector_rate
 from ._options import CommOptions
 from ._plot import comm_figure
+from ._report import comm_disagreements, comm_headlines, comm_meaning
 from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionLoad, ContentionRecord,
                        DaxpyFit, HopPoint, HopsRecord, LayerSamples, MeshRecord, OverlapRecord, PairLatency, SweepFit)
 from ._summary import comm_summary
@@ -219,3 +220,12 @@ class CommBenchmark(Benchmark):
 
     def plot(self, record: CommRecord):
         return comm_figure(record)
+
+    def meaning(self, record: CommRecord) -> list:
+        return comm_meaning(record)
+
+    def disagreements(self, record: CommRecord) -> list:
+        return comm_disagreements(record)
+
+    def headlines(self, record: CommRecord) -> list:
+        return comm_headlines(record)

@@ -14,9 +14,15 @@ if TYPE_CHECKING:
 
 
 def echo_medians(record: CommRecord) -> tuple:
-    """(sizes in bytes, median one-way seconds) recomputed from the raw samples (stored in ns)."""
+    """(sizes in bytes, median one-way seconds) recomputed from the raw
+    samples (stored in ns); the derived summary's where the raw part does
+    not hold one set of samples per size (a trimmed or hand-edited file)."""
     raw = record.raw.echo
-    return np.asarray(raw.sizes, dtype=float), np.array([np.median(s) for s in raw.samples]) * 1e-9
+    if isinstance(raw.samples, list) and len(raw.samples) == len(raw.sizes) and all(
+            isinstance(s, list) and s for s in raw.samples):
+        return np.asarray(raw.sizes, dtype=float), np.array([np.median(as_float(s)) for s in raw.samples]) * 1e-9
+    summary = record.derived.echo.summary
+    return np.asarray(summary.sizes, dtype=float), np.asarray(summary.median, dtype=float)
 
 
 def plot_echo(record: CommRecord, time_ax: Any, bandwidth_ax: Any) -> None:
@@ -31,6 +37,7 @@ def plot_echo(record: CommRecord, time_ax: Any, bandwidth_ax: Any) -> None:
         time_ax.axvline(r.first, color="gray", ls=":", lw=1)
     time_ax.set_xlabel("message size (bytes)")
     time_ax.set_ylabel("one-way time (us)")
+    time_ax.set_title("echo between ranks 0 and 1 (dotted: where the model's regions change)", fontsize=9)
     time_ax.legend(fontsize=8)
     bandwidth = sizes[shown] / median[shown] / 1e9
     bandwidth_ax.semilogx(sizes[shown], bandwidth, "o-", ms=3)
@@ -40,6 +47,30 @@ def plot_echo(record: CommRecord, time_ax: Any, bandwidth_ax: Any) -> None:
             bandwidth_ax.text(value, bandwidth.max() * 0.05, f" {label}", color="tab:red", fontsize=8)
     bandwidth_ax.set_xlabel("message size (bytes)")
     bandwidth_ax.set_ylabel("bandwidth (GB/s)")
+    bandwidth_ax.set_title("echo bandwidth (size / one-way time)", fontsize=9)
+
+
+def plot_collectives(record: CommRecord, ax: Any) -> None:
+    """Exchange, broadcast and global sum: median time against message size
+    with each one's regional model."""
+    d = record.derived
+    for fit, label in ((d.echo, "echo (one way)"), (d.exchange, "exchange"), (d.broadcast, "broadcast"),
+                       (d.global_sum, "global sum")):
+        sizes = np.asarray(fit.summary.sizes, dtype=float)
+        median = np.asarray(fit.summary.median, dtype=float)
+        shown = sizes > 0
+        if not shown.any():
+            continue
+        line = ax.loglog(sizes[shown], median[shown] * 1e6, "o", ms=2.5, label=label)[0]
+        regions = [Linear(r.latency, r.seconds_per_byte, r.first, r.last, r.rms_relative_residual)
+                   for r in fit.regions]
+        if regions:
+            ax.loglog(sizes[shown], predict(regions, sizes[shown]) * 1e6, "-", lw=1, color=line.get_color())
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("time (us)")
+    ax.set_title(f"kernels over {record.parameters.ranks} ranks: median (dots) and regional model (lines)",
+                 fontsize=9)
+    ax.legend(fontsize=8)
 
 
 def latency_matrix(record: CommRecord) -> np.ndarray:
@@ -69,10 +100,11 @@ def plot_overlap(record: CommRecord, saved_ax: Any, percent_ax: Any) -> None:
 
 
 def comm_figure(record: CommRecord) -> Figure:
-    """The comm figure: echo latency and bandwidth, the layers' heat map, the overlap grid."""
+    """The comm figure: echo latency and bandwidth, the layers' heat map,
+    the collectives against size, the overlap grid."""
     fig, axes = new_figure(3, 2, (11, 11))
     plot_echo(record, axes[0, 0], axes[0, 1])
     plot_layers(record, axes[1, 0])
-    axes[1, 1].set_axis_off()
+    plot_collectives(record, axes[1, 1])
     plot_overlap(record, axes[2, 0], axes[2, 1])
     return fig

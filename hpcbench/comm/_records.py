@@ -156,6 +156,14 @@ class OverlapRecord(Mapping):
     overlap_percent: list[list[float | None]]
     outliers: Outliers | None = optional()      #: samples far beyond their cell's median (kept)
 
+    def _validate(self, path: str) -> None:
+        rows, cols = len(self.vector_lengths), len(self.sizes)
+        grids: dict[str, list] = {"saved": self.saved, "overlap_percent": self.overlap_percent,
+                                  **{f"median.{mode}": grid for mode, grid in self.median.items()}}
+        for name, grid in grids.items():
+            require(len(grid) == rows and all(len(row) == cols for row in grid), f"{path}.{name}",
+                    f"must be {rows} rows (vector lengths) of {cols} values (message sizes)")
+
 
 @dataclass(kw_only=True)
 class ContentionLoad(Mapping):

@@ -14,6 +14,7 @@ from ._analysis import (analyze_memory_overhead, analyze_scalability, own_rates,
 from ._measure import check_array_bytes, check_copy, default_array_bytes, measure_pairs, measure_scalability
 from ._options import MemoryOptions
 from ._plot import memory_figure
+from ._report import memory_disagreements, memory_headlines, memory_meaning
 from ._records import (MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, PairBandwidth, Scalability,
                        ScalabilitySamples)
 
@@ -122,3 +123,12 @@ class MemoryBenchmark(Benchmark):
 
     def plot(self, record: MemoryRecord):
         return memory_figure(record)
+
+    def meaning(self, record: MemoryRecord) -> list:
+        return memory_meaning(record)
+
+    def disagreements(self, record: MemoryRecord) -> list:
+        return memory_disagreements(record)
+
+    def headlines(self, record: MemoryRecord) -> list:
+        return memory_headlines(record)

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._plot import new_figure
+from .._plot import new_figure, thinned_ticks
 from ._records import MemoryRecord
 
 if TYPE_CHECKING:
@@ -19,13 +19,13 @@ def plot_pair_bandwidth(record: MemoryRecord, ax: Any) -> None:
     x = np.arange(len(pairs))
     ax.bar(x - 0.2, [p.reference / 1e9 for p in pairs], 0.4, label="alone")
     ax.bar(x + 0.2, [p.bandwidth / 1e9 for p in pairs], 0.4, label="with the other core copying")
-    ax.set_xticks(x, [f"{p.pair[0]}-{p.pair[1]}" for p in pairs])
+    ax.set_xticks(*thinned_ticks(len(pairs), [f"{p.pair[0]}-{p.pair[1]}" for p in pairs]))
     ax.set_xlabel("pair of cores")
     ax.set_ylabel("copy bandwidth per core (GB/s)")
     for i, lv in enumerate(record.derived.overhead.levels, 1):
         ax.axhline(lv.bandwidth / 1e9, ls=":", color="tab:red", lw=1)
-        ax.text(len(pairs) - 0.5, lv.bandwidth / 1e9, f" level {i}: {lv.groups}", va="bottom", ha="right",
-                fontsize=8)
+        ax.text(0.99, lv.bandwidth / 1e9, f"level {i}: {lv.groups}", va="bottom", ha="right", fontsize=8,
+                transform=ax.get_yaxis_transform())      # x in axes fraction: always inside
     ax.legend(fontsize=8)
 
 

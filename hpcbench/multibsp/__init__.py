@@ -7,7 +7,7 @@ from ._benchmark import MultiBSPBenchmark
 from ._measure import flatten, leaf_kernel_rate, measure_component, measure_inner_product, split_slices
 from ._model import GLFit, fit_g_L, fits_side_by_side, predict_inner_product
 from ._options import MultiBSPOptions
-from ._plot import multibsp_figure, plot_hcomm, plot_inner_product
+from ._plot import multibsp_figure, plot_hcomm, plot_inner_product, plot_tree
 from ._records import GLFits, MultiBSPDerived, MultiBSPRecord
 from ._tree import Component, Level, describe, tree
 
@@ -16,4 +16,4 @@ BENCHMARK: Benchmark = MultiBSPBenchmark()
 __all__ = ["BENCHMARK", "Component", "GLFit", "GLFits", "Level", "MultiBSPBenchmark", "MultiBSPDerived",
            "MultiBSPOptions", "MultiBSPRecord", "describe", "fit_g_L", "fits_side_by_side", "flatten",
            "leaf_kernel_rate", "measure_component", "measure_inner_product", "multibsp_figure", "plot_hcomm",
-           "plot_inner_product", "predict_inner_product", "split_slices", "tree"]
+           "plot_inner_product", "plot_tree", "predict_inner_product", "split_slices", "tree"]

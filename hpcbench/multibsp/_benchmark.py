@@ -14,6 +14,7 @@ from ._measure import leaf_kernel_rate, measure_component, measure_inner_product
 from ._model import fits_side_by_side, predict_inner_product
 from ._options import MultiBSPOptions
 from ._plot import multibsp_figure
+from ._report import multibsp_disagreements, multibsp_headlines, multibsp_meaning
 from ._records import (GLComponent, GLLevel, HcommSamples, InnerProductPoint, MultiBSPDerived, MultiBSPParameters,
                        MultiBSPRaw, MultiBSPRecord)
 from ._tree import describe, plain_value, tree
@@ -162,3 +163,12 @@ class MultiBSPBenchmark(Benchmark):
 
     def plot(self, record: MultiBSPRecord):
         return multibsp_figure(record)
+
+    def meaning(self, record: MultiBSPRecord) -> list:
+        return multibsp_meaning(record)
+
+    def disagreements(self, record: MultiBSPRecord) -> list:
+        return multibsp_disagreements(record)
+
+    def headlines(self, record: MultiBSPRecord) -> list:
+        return multibsp_headlines(record)

@@ -11,7 +11,7 @@ from ._benchmark import DistanceBenchmark, NetworkAccessBenchmark
 from ._degr import degradation_path, export_from_results, read_degradation_file, write_degradation_file
 from ._measure import AccessResult, DistanceResult, distance_benchmark, network_access_benchmark, node_layout
 from ._options import NetworkOptions
-from ._plot import access_figure, distance_figure, plot_access, plot_distance
+from ._plot import access_figure, distance_figure, plot_access, plot_distance, plot_rat_dist, plot_rat_nc
 from ._records import AccessDerived, AccessRecord, DistanceDerived, DistanceRecord, MappingRule
 
 DISTANCE_BENCHMARK: Benchmark = DistanceBenchmark()
@@ -22,4 +22,4 @@ __all__ = ["ACCESS_BENCHMARK", "DISTANCE_BENCHMARK", "MAPPING_THRESHOLD", "MAPPI
            "DistanceRecord", "DistanceResult", "GridAdvice", "MappingRule", "NetworkAccessBenchmark", "NetworkOptions",
            "access_figure", "advise_grid", "degradation_path", "distance_benchmark", "distance_figure",
            "export_from_results", "mapping_rule", "network_access_benchmark", "node_layout", "plot_access",
-           "plot_distance", "ratios", "read_degradation_file", "write_degradation_file"]
+           "plot_distance", "plot_rat_dist", "plot_rat_nc", "ratios", "read_degradation_file", "write_degradation_file"]

@@ -15,6 +15,7 @@ from ._analysis import mapping_rule
 from ._measure import check_nodes, check_size, distance_benchmark, network_access_benchmark, node_layout
 from ._options import NetworkOptions
 from ._plot import access_figure, distance_figure
+from ._report import access_headlines, access_meaning, distance_headlines, distance_meaning
 from ._records import (AccessDerived, AccessParameters, AccessRecord, DistanceDerived, DistanceParameters,
                        DistanceRecord, NetworkRaw)
 
@@ -108,6 +109,12 @@ class DistanceBenchmark(_NetworkBenchmark):
     def plot(self, record: DistanceRecord):
         return distance_figure(record)
 
+    def meaning(self, record: DistanceRecord) -> list:
+        return distance_meaning(record)
+
+    def headlines(self, record: DistanceRecord) -> list:
+        return distance_headlines(record)
+
 
 class NetworkAccessBenchmark(_NetworkBenchmark):
     """network bandwidth against processes per node, ratNC (Servet 3.0)
@@ -148,3 +155,9 @@ class NetworkAccessBenchmark(_NetworkBenchmark):
 
     def plot(self, record: AccessRecord):
         return access_figure(record)
+
+    def meaning(self, record: AccessRecord) -> list:
+        return access_meaning(record)
+
+    def headlines(self, record: AccessRecord) -> list:
+        return access_headlines(record)

@@ -1,0 +1,72 @@
+"""`python -m hpcbench report RESULTS [B] [-o FILE]`, and the report a run
+writes beside its results (`run --report`)."""
+from __future__ import annotations
+
+import sys
+
+from ._common import UsageError
+
+
+def add_report_parser(sub) -> None:
+    report = sub.add_parser("report", help="write one self-contained HTML page of a results file (or two side by side)",
+                            description="Write an HTML report: machine context, and per benchmark its figure, what "
+                                        "it means, its disagreements and warnings and the table `show` prints. With "
+                                        "two results files, side by side with the ratio of every headline number.")
+    report.add_argument("results", nargs="+", metavar="RESULTS.json", help="one results file, or two to compare")
+    report.add_argument("-o", "--output", default=None,
+                        help="HTML file (default: beside the first results file, RESULTS.html or A-vs-B.html)")
+
+
+def _said(written) -> str:
+    """'3 benchmarks (2 ok, 1 failed); 1 disagreement, 2 warnings' for the command's last line."""
+    c = written.counts
+    total = c["ok"] + c["failed"] + c["skipped"]
+    states = ", ".join(f"{c[k]} {k}" for k in ("ok", "failed", "skipped") if c[k])
+    findings = ", ".join(f"{c[k]} {k if c[k] != 1 else k[:-1]}" for k in ("disagreements", "warnings") if c[k])
+    return f"{total} benchmark record{'s' if total != 1 else ''} ({states or 'none'})" + \
+        (f"; {findings}" if findings else "")
+
+
+def cmd_report(args) -> int:
+    from ..report import ReportError, write_report
+    if len(args.results) > 2:
+        raise UsageError(f"hpcbench report: give one results file, or two to compare; got {len(args.results)}")
+    try:
+        written = write_report(args.results, args.output)
+    except ReportError as e:
+        raise UsageError(f"hpcbench report: {e}") from None
+    print(f"report written to {written.path}: {_said(written)}")
+    if written.counts["problems"]:
+        print(f"hpcbench report: {written.counts['problems']} part(s) of the page could not be made; the page says "
+              "which and why", file=sys.stderr)
+    return 0
+
+
+def check_run_report(results_path: str) -> str:
+    """Before a run measures anything: the report beside `results_path` can
+    be written and drawn. Returns its path; UsageError (one line) if not."""
+    from ..report import ReportError, check_report_path, default_report_path, matplotlib_missing
+    path = default_report_path([results_path])
+    try:
+        check_report_path(path, (results_path,))
+    except ReportError as e:
+        raise UsageError(f"hpcbench run: --report: {e}") from None
+    missing = matplotlib_missing()
+    if missing:
+        raise UsageError(f"hpcbench run: --report: {missing}")
+    return path
+
+
+def write_run_report(results, results_path: str) -> bool:
+    """At the end of a run (rank 0): the report beside the results. A
+    failure is one line on stderr; the results are already saved. Returns
+    whether the report was written."""
+    from ..report import ReportError, default_report_path, write_loaded
+    path = default_report_path([results_path])
+    try:
+        written = write_loaded([results], path)
+    except ReportError as e:
+        print(f"hpcbench: could not write the report: {e}", file=sys.stderr)
+        return False
+    print(f"report written to {written.path}")
+    return True

@@ -1,0 +1,99 @@
+"""What `hpcbench report` says about a comm record: latency, bandwidth,
+collectives, layers, overlap and contention in words; layers that do not
+follow the ranks' placement; and the headline numbers."""
+from __future__ import annotations
+
+import math
+
+from .._format import format_size, microseconds
+from .._headline import Headline, finite
+from ._records import CommRecord, SweepFit
+
+#: A slowdown below this is "no measurable effect".
+NO_EFFECT = 1.1
+#: An overlap above this share (%) of what could be hidden is "overlaps well".
+GOOD_OVERLAP = 50.0
+
+
+def _at(fit: SweepFit, size: int) -> float | None:
+    """The median time (s) at message size `size`, None where not measured or not finite."""
+    return finite(fit.summary.at(size))
+
+
+def _gbs(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1e9:.2f} GB/s"
+
+
+def comm_meaning(record: CommRecord) -> list:
+    """Point to point, collectives, layers, overlap and contention, one sentence each."""
+    p, d = record.parameters, record.derived
+    e = d.echo
+    small = _at(e, 8) or _at(e, 0)
+    lines = [f"A small message between ranks 0 and 1 takes {microseconds(small)} one way; large ones stream at up "
+             f"to {_gbs(e.peak_bandwidth)}, half of that from {format_size(e.n_half or 0)} messages on (n_1/2): "
+             "messages much smaller than that are latency-bound, so aggregate them."]
+    ratio = f" (as long as {d.barrier.median / small:.1f} small messages)" if small else ""
+    parts = [f"a barrier takes {microseconds(d.barrier.median)}{ratio}"]
+    for fit, label in ((d.global_sum, "a global sum of 8 B"), (d.broadcast, "a broadcast of 8 B")):
+        value = _at(fit, 8)
+        if value is not None:
+            parts.append(f"{label} {microseconds(value)}")
+    lines.append(f"Over {p.ranks} ranks {', '.join(parts)}.")
+    if len(d.layers) > 1:
+        layers = "; ".join(f"{lv.name}: {microseconds(lv.latency)}" for lv in d.layers)
+        lines.append(f"Pairs of ranks fall into {len(d.layers)} latency layers at {format_size(p.probe_size)} "
+                     f"({layers}): place the ranks that talk most within the first.")
+    elif d.layers:
+        lines.append(f"Every pair of ranks has about the same latency ({microseconds(d.layers[0].latency)} at "
+                     f"{format_size(p.probe_size)}): where ranks are placed does not change it.")
+    pct = [v for row in d.overlap.overlap_percent for v in row if v is not None and math.isfinite(v)]
+    if pct:
+        best = max(pct)
+        share = "All" if best >= 100 else f"Up to {best:.0f}%"        # above 100%: saved more than the exchange took
+        lines.append(f"{share} of an exchange hides behind computation (DAXPY) at some sizes" +
+                     (": overlapping communication with computation pays off." if best >= GOOD_OVERLAP else
+                      ": messages progress mostly inside MPI calls, so overlap gains little."))
+    if d.contention and d.contention.loads:
+        worst = max((x for load in d.contention.loads for x in load.slowdown if finite(x) is not None), default=None)
+        if worst is not None:
+            lines.append("A stream between ranks 0 and 3 " +
+                         (f"does not slow the echo between 1 and 2 (at most x{worst:.2f})." if worst < NO_EFFECT else
+                          f"slows the echo between 1 and 2 by up to x{worst:.2f}: they share a link."))
+    if d.hops and d.hops.model:
+        lines.append(f"Each extra hop adds {microseconds(d.hops.model.per_hop)}.")
+    return lines
+
+
+def comm_disagreements(record: CommRecord) -> list:
+    """Latency layers that do not follow the ranks' placement: one layer
+    holding pairs of different relations (hwloc and the hosts separate
+    them, the latency does not), or one relation split over layers."""
+    lines = []
+    seen: dict = {}
+    for lv in record.derived.layers:
+        if len(lv.names) > 1:
+            mix = ", ".join(f"{name} ({n} pairs)" for name, n in lv.names.items())
+            lines.append(f"the layer at {microseconds(lv.latency)} mixes {mix}: their latencies do not differ "
+                         "as their placement does")
+        for name in lv.names:
+            seen.setdefault(name, []).append(lv.latency)
+    for name, latencies in seen.items():
+        if len(latencies) > 1:
+            lines.append(f"pairs '{name}' fall into {len(latencies)} latency layers "
+                         f"({', '.join(microseconds(t) for t in latencies)})")
+    return lines
+
+
+def comm_headlines(record: CommRecord) -> list:
+    """Echo latency, peak bandwidth and n_1/2; collectives at 8 B; barrier; DAXPY; each layer's latency."""
+    d = record.derived
+    out = [Headline("echo latency 0 B", _at(d.echo, 0), "s", "lower"),
+           Headline("echo latency 8 B", _at(d.echo, 8), "s", "lower"),
+           Headline("echo peak bandwidth", finite(d.echo.peak_bandwidth), "bytes/s", "higher"),
+           Headline("echo n_1/2", finite(d.echo.n_half), "bytes", "lower")]
+    for fit, label in ((d.exchange, "exchange"), (d.broadcast, "broadcast"), (d.global_sum, "global sum")):
+        out.append(Headline(f"{label} 8 B", _at(fit, 8), "s", "lower"))
+    out.append(Headline("barrier", finite(d.barrier.median), "s", "lower"))
+    out.append(Headline("DAXPY r_inf", finite(d.daxpy.r_inf), "flop/s", "higher"))
+    out += [Headline(f"layer '{lv.name}' latency", finite(lv.latency), "s", "lower") for lv in d.layers]
+    return out

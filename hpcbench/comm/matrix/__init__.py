@@ -1,0 +1,26 @@
+"""CoMet's matrix layer (Ganapati 1993, sections 3.2.2 and 3.3.8-3.3.11): a
+global n x n matrix of doubles block-decomposed over a Gray-code mesh of
+the ranks, each block in a one-element guard wrapper, a fixed setup, five
+kernels (update_guard, shift_matrix north or east, transpose, row_broadcast,
+col_broadcast) timed in C on any mpi4py communicator, and a verification of
+every element after each. See docs/comm.md. BENCHMARK is the suite's
+`matrix`."""
+from ..._protocol import Benchmark
+from ._analysis import THESIS_EXPONENT, Growth, fit_growth
+from ._benchmark import MatrixBenchmark
+from ._kernels import (MatrixTimes, col_broadcast, local_matrix, row_broadcast, shift_matrix, transpose,
+                       update_guard)
+from ._layout import (DIRECTIONS, KERNELS, broadcast_index, check_dimension, default_dims, matrix_mesh,
+                      mesh_shapes, ranks_of)
+from ._measure import measure_matrix
+from ._options import MatrixOptions
+from ._plot import matrix_figure, plot_kernel, plot_matrix
+from ._records import GrowthRecord, KernelResult, MatrixDerived, MatrixRecord
+
+BENCHMARK: Benchmark = MatrixBenchmark()
+
+__all__ = ["BENCHMARK", "DIRECTIONS", "Growth", "GrowthRecord", "KERNELS", "KernelResult", "MatrixBenchmark",
+           "MatrixDerived", "MatrixOptions", "MatrixRecord", "MatrixTimes", "THESIS_EXPONENT", "broadcast_index",
+           "check_dimension", "col_broadcast", "default_dims", "fit_growth", "local_matrix", "matrix_figure",
+           "matrix_mesh", "measure_matrix", "mesh_shapes", "plot_kernel", "plot_matrix", "ranks_of",
+           "row_broadcast", "shift_matrix", "transpose", "update_guard"]

@@ -1,0 +1,73 @@
+"""What `hpcbench report` says about a multibsp record: the tree's cost of
+a superstep per level in words, how well the model predicts the inner
+product, and the headline numbers."""
+from __future__ import annotations
+
+from .._headline import Headline, finite
+from ._records import MultiBSPRecord
+
+#: Measured / predicted beyond this factor (either way) is a disagreement of the model.
+MODEL_FACTOR = 2.0
+#: "Within" this share counts as the model predicting well.
+GOOD_SHARE = 0.25
+
+
+def _seconds(flops: float, rate: float) -> str:
+    """Flops at `rate` flop/s, as a time."""
+    if not rate or rate <= 0:
+        return "?"
+    s = flops / rate
+    return f"{s * 1e9:.0f} ns" if s < 1e-6 else f"{s * 1e6:.1f} us"
+
+
+def _power(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def multibsp_meaning(record: MultiBSPRecord) -> list:
+    """Per level, what a superstep costs; then where the inner-product prediction holds."""
+    d = record.derived
+    lines = [f"The node is the MultiBSP tree {d.notation}; one core computes {d.rate / 1e9:.2f} Gflop/s (DAXPY)."]
+    for lv in d.levels:
+        lines.append(f"Level {lv.level}: a superstep among its {lv.p if isinstance(lv.p, int) else max(lv.p)} "
+                     f"children costs L = {lv.L:.0f} flops ({_seconds(lv.L, d.rate)}) to synchronise plus "
+                     f"g = {lv.g:.1f} flops ({_seconds(lv.g, d.rate)}) per word each child sends: a superstep "
+                     f"pays off when it computes well over {lv.L:.0f} flops.")
+    good = [v.n for v in d.inner_product if abs(v.measured_over_predicted - 1) <= GOOD_SHARE]
+    if good:
+        lines.append(f"The model predicts the inner product within {100 * GOOD_SHARE:.0f}% for "
+                     f"{len(good)} of {len(d.inner_product)} vector lengths ({_power(min(good))} to "
+                     f"{_power(max(good))} doubles); outside them thread start-up (small) or memory bandwidth "
+                     "(large) dominates.")
+    elif d.inner_product:
+        lines.append(f"The model misses the inner product by more than {100 * GOOD_SHARE:.0f}% at every "
+                     "vector length measured.")
+    return lines
+
+
+def multibsp_disagreements(record: MultiBSPRecord) -> list:
+    """The model against the measurement at the largest vector, where the
+    computation dominates: off by more than MODEL_FACTOR either way."""
+    ip = record.derived.inner_product
+    if not ip:
+        return []
+    last = max(ip, key=lambda v: v.n)
+    x = last.measured_over_predicted
+    if x > MODEL_FACTOR or x < 1 / MODEL_FACTOR:
+        return [f"inner product of {_power(last.n)} doubles: measured x{x:.2f} the MultiBSP prediction"]
+    return []
+
+
+def multibsp_headlines(record: MultiBSPRecord) -> list:
+    """r, g and L of every level, and measured / predicted at the largest vector."""
+    d = record.derived
+    out = [Headline("r (DAXPY, one core)", finite(d.rate), "flop/s", "higher")]
+    for lv in d.levels:
+        out.append(Headline(f"level {lv.level} g", finite(lv.g), "flops/word", "lower"))
+        out.append(Headline(f"level {lv.level} L", finite(lv.L), "flops", "lower"))
+    if d.inner_product:
+        last = max(d.inner_product, key=lambda v: v.n)
+        out.append(Headline(f"inner product of {_power(last.n)} doubles", finite(last.measured_s), "s", "lower"))
+        out.append(Headline(f"inner product of {_power(last.n)} doubles, measured / predicted",
+                            finite(last.measured_over_predicted), "ratio"))
+    return out

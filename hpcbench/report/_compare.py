@@ -1,0 +1,156 @@
+"""Two results files side by side (two machines, or one machine on two
+dates): the machine contexts in one table, then for every benchmark the
+ratio B / A of each headline number the benchmark declares, and both
+records' figures, findings and tables in two columns.
+
+Records are paired by benchmark name, on the same node where both files
+have it, else in file order; a record only one file has is shown alone."""
+from __future__ import annotations
+
+import os
+
+from .._headline import Headline, ratio
+from .._results import Results
+from ._html import esc, rows, tag
+from ._machine import context_rows
+from ._page import hosts_text, page, views
+from ._section import badge, body_html, findings_counts, meta_line
+from ._view import RecordView
+
+#: A ratio closer to 1 than this is "about the same".
+NOTABLE = 0.05
+
+
+def pair_views(a: list, b: list) -> list:
+    """[(view of A or None, view of B or None)] in A's order: first every
+    record with its namesake on the same node, then the rest with the next
+    unpaired record of the same name, then what is left of B."""
+    match: dict = {}
+    unused = list(b)
+    for i, va in enumerate(a):
+        found = next((vb for vb in unused if vb.name == va.name and vb.node == va.node), None)
+        if found is not None:
+            match[i] = found
+            unused.remove(found)
+    for i, va in enumerate(a):
+        if i not in match:
+            found = next((vb for vb in unused if vb.name == va.name), None)
+            if found is not None:
+                match[i] = found
+                unused.remove(found)
+    return [(va, match.get(i)) for i, va in enumerate(a)] + [(None, vb) for vb in unused]
+
+
+def _by_label(headlines: list) -> dict:
+    """label -> Headline; a label repeated in one record gets ' (2)', ' (3)' ..."""
+    out: dict = {}
+    for h in headlines:
+        if not isinstance(h, Headline):
+            continue
+        label, n = h.label, 1
+        while label in out:
+            n += 1
+            label = f"{h.label} ({n})"
+        out[label] = h
+    return out
+
+
+def verdict(a: Headline | None, b: Headline | None) -> tuple:
+    """(ratio text, verdict HTML, notable) of B against A."""
+    r = ratio(a, b)
+    if r is None:
+        return "-", "", False
+    text = f"x{r:.3g}" if r < 100 else f"x{r:.0f}"
+    if abs(r - 1) < NOTABLE:
+        return text, tag("span", "about the same", class_="note"), False
+    change = f"{100 * abs(r - 1):.0f}%" if r < 2 else f"{r:.1f}x"
+    better = a.better if a is not None else None
+    if better in ("higher", "lower"):
+        good = (r > 1) == (better == "higher")
+        word = "better" if good else "worse"
+        return text, tag("span", f"B {change} {word}", class_="better" if good else "worse"), True
+    return text, tag("span", f"B {'larger' if r > 1 else 'smaller'} by {change}"), True
+
+
+def headline_table(va: RecordView | None, vb: RecordView | None) -> tuple:
+    """(the table of every headline number of A and B with B / A, number of notable changes)."""
+    ha, hb = _by_label(va.headlines if va else []), _by_label(vb.headlines if vb else [])
+    labels = list(ha) + [k for k in hb if k not in ha]
+    cells, notable = [], 0
+    for label in labels:
+        a, b = ha.get(label), hb.get(label)
+        text, word, changed = verdict(a, b)
+        notable += changed
+        cells.append(([esc(label), esc(a.text() if a else "-"), esc(b.text() if b else "-"), esc(text), word],
+                      "differs" if changed else None))
+    if not cells:
+        return tag("p", "This benchmark declares no headline numbers to compare.", class_="note"), 0
+    header = ["number", "A", "B", "B / A", ""]
+    return rows(cells, header, class_="grid headlines"), notable
+
+
+def _side(view: RecordView | None, label: str, other: str, note: str | None) -> str:
+    if view is None:
+        return tag("div", tag("h4", esc(label)) + tag("p", f"Not in {esc(other)}.", class_="note"))
+    return tag("div", tag("h4", f"{esc(label)} {badge(view.status)}") + meta_line(view) + body_html(view, note))
+
+
+def _labels(a: Results, b: Results) -> tuple:
+    """Short names of the two files (their base names, or paths where those are equal)."""
+    pa, pb = a.path or "A", b.path or "B"
+    if os.path.basename(pa) != os.path.basename(pb):
+        pa, pb = os.path.basename(pa), os.path.basename(pb)
+    return f"A: {pa}", f"B: {pb}"
+
+
+def context_comparison(a: Results, b: Results) -> str:
+    """Machine context of both files, rows that differ marked."""
+    ca, cb = dict(context_rows(a.context)), dict(context_rows(b.context))
+    keys = list(ca) + [k for k in cb if k not in ca]
+    cells = [([esc(k), esc(ca.get(k, "-")), esc(cb.get(k, "-"))], "differs" if ca.get(k) != cb.get(k) else None)
+             for k in keys]
+    return rows(cells, ["", "A", "B"], class_="grid context")
+
+
+def comparison_page(a: Results, b: Results, figures: bool = True) -> tuple:
+    """(the side-by-side page's HTML, the RecordViews of A and B)."""
+    views_a, note = views(a, figures, prefix="a-")
+    views_b, _ = views(b, figures, prefix="b-")
+    label_a, label_b = _labels(a, b)
+    sections, overview = [], []
+    for i, (va, vb) in enumerate(pair_views(views_a, views_b)):
+        view = va or vb
+        anchor = f"pair-{i}"
+        table, notable = headline_table(va, vb)
+        title = " " + tag("span", esc(view.title), class_="title") if view.title else ""
+        sides = tag("div", _side(va, label_a, "B", note) + _side(vb, label_b, "A", note),
+                    class_="pair")
+        sections.append(tag("section", tag("h2", esc(view.name) + title) + tag("h3", "Headline numbers") + table +
+                            sides, id=anchor))
+        overview.append([tag("a", esc(view.name), href=f"#{anchor}"),
+                         _cell(va), _cell(vb), esc(str(notable)) if (va and vb) else "-"])
+    body = [tag("section", tag("h2", "Machines") + context_comparison(a, b), id="machine")]
+    if overview:
+        body.append(tag("section", tag("h2", "Benchmarks") +
+                        rows(overview, ["benchmark", esc(label_a), esc(label_b), "numbers that changed by 5% or more"],
+                             class_="grid"), id="overview"))
+    body.extend(sections)
+    subtitle = (f"{esc(label_a)} ({esc(hosts_text(a))}, {esc(a.context.date or '?')}) against "
+                f"{esc(label_b)} ({esc(hosts_text(b))}, {esc(b.context.date or '?')}); ratios are B / A")
+    heading = f"hpcbench comparison: {hosts_text(a)} and {hosts_text(b)}"
+    return page(heading, heading, subtitle, "".join(body)), views_a + views_b
+
+
+def _cell(view: RecordView | None) -> str:
+    if view is None:
+        return tag("span", "absent", class_="badge absent")
+    counts = findings_counts(view)
+    return f"{esc(view.node)} {badge(view.status)}" + (f" {counts}" if counts else "")
+
+
+def comparison_html(a: Results, b: Results, figures: bool = True) -> str:
+    """The side-by-side report of two results files (same benchmark on two
+    machines or two dates): both machine contexts, and per benchmark the
+    ratio B / A of every headline number, with both records' figures,
+    findings and tables in columns."""
+    return comparison_page(a, b, figures)[0]

@@ -1,0 +1,135 @@
+"""The report of one results file: the page, its header of machine context,
+an overview of the benchmarks, and one section per record (in file order).
+The page is one self-contained file: styles inline, figures embedded, no
+script, and a Content-Security-Policy that forbids any request."""
+from __future__ import annotations
+
+import datetime
+
+from .._results import Results
+from .._version import __version__
+from ._across import across_html, choose_figures, groups
+from ._figures import matplotlib_missing
+from ._html import esc, rows, slug, tag
+from ._machine import context_rows
+from ._section import badge, findings_counts, section_html
+from ._style import CSS
+from ._view import RecordView, draw_figure, record_view
+
+#: Marks a file as an hpcbench report: an existing file without it is never overwritten.
+GENERATOR = "hpcbench report"
+#: Nothing outside the page may load: images are data: URIs, the style is inline.
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def page(title: str, heading: str, subtitle: str, body: str) -> str:
+    """The whole HTML document."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta name="generator" content="{GENERATOR}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        tag("title", esc(title)),
+        tag("style", CSS),
+        "</head>",
+        "<body>",
+        tag("header", tag("h1", esc(heading)) + tag("p", subtitle), class_="page"),
+        tag("main", body),
+        tag("footer", f"Written by hpcbench {esc(__version__)} on {now}. This page is self-contained: it loads "
+                      "nothing from anywhere, so it can be mailed or attached as it is."),
+        "</body>",
+        "</html>",
+    ]) + "\n"
+
+
+def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
+    """(one RecordView per record, why figures are missing or None)."""
+    note = matplotlib_missing() if figures else "figures were not drawn for this report"
+    seen = {"machine", "overview"} | {f"across-{slug(r.name)}" for r in results.benchmarks}   # the page's own ids
+    out = []
+    for record in results.benchmarks:
+        base = anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
+        n = 1
+        while anchor in seen:                               # the same benchmark twice on one node
+            n += 1
+            anchor = f"{base}-{n}"
+        seen.add(anchor)
+        out.append(record_view(record, anchor))
+    if note is None:
+        left_out = choose_figures(out)
+        for view in out:
+            if id(view) in left_out:
+                view.figure_note = left_out[id(view)]
+            else:
+                draw_figure(view)
+    return out, note
+
+
+def context_table(results: Results) -> str:
+    """The machine context as a two-column table (or a line saying the file has none)."""
+    facts = context_rows(results.context)
+    if not facts:
+        return tag("p", "This results file records no machine context.", class_="note")
+    return rows([[esc(k), esc(v)] for k, v in facts], class_="context")
+
+
+def hosts_text(results: Results) -> str:
+    """The hosts for a heading: up to four by name, else three and how many more."""
+    hosts = [str(h) for h in results.context.hosts or []]
+    if not hosts:
+        return "?"
+    return ", ".join(hosts) if len(hosts) <= 4 else f"{', '.join(hosts[:3])} and {len(hosts) - 3} more"
+
+
+def _overview(all_views: list) -> str:
+    cells = []
+    for v in all_views:
+        time = f"{v.record.elapsed_s:.1f} s" if v.record.elapsed_s is not None else "-"
+        cells.append([tag("a", esc(v.name), href=f"#{v.anchor}"), esc(v.node), badge(v.status),
+                      tag("span", time), findings_counts(v) or tag("span", "none", class_="note")])
+    header = ["benchmark", "node", "status", "took", "findings"]
+    return tag("section", tag("h2", "Benchmarks") + rows(cells, header, class_="grid"), id="overview")
+
+
+def single_page(results: Results, figures: bool = True) -> tuple:
+    """(the page's HTML, its RecordViews): see report_html."""
+    all_views, note = views(results, figures)
+    source = esc(results.path) if results.path else "a run"
+    subtitle = f"Results of {esc(results.context.date or '?')} from {source}"
+    body = [tag("section", tag("h2", "Machine") + context_table(results), id="machine")]
+    if all_views:
+        body.append(_overview(all_views))
+        many = {name: group for name, group in groups(all_views).items() if len(group) > 1}
+        for v in all_views:
+            if v.name in many and v is many[v.name][0]:        # before the first of them
+                body.append(across_html(v.name, many[v.name], f"across-{slug(v.name)}"))
+            body.append(section_html(v, note))
+    else:
+        body.append(tag("section", tag("h2", "No benchmark finished") +
+                        tag("p", "The results file holds the machine context only: no benchmark finished "
+                                 "before the run ended.")))
+    heading = f"hpcbench report: {hosts_text(results)}"
+    return page(heading, heading, subtitle, "".join(body)), all_views
+
+
+def report_html(results: Results, figures: bool = True) -> str:
+    """The HTML report of a results file: machine context, an overview, and
+    one section per record with its figure (unless `figures` is False or
+    matplotlib is missing: the page then says so), what it means, its
+    findings and the table `show` prints."""
+    return single_page(results, figures)[0]
+
+
+def counts(all_views: list[RecordView]) -> dict:
+    """How many records ended in each status, and the findings in all: for the command's one line."""
+    out = {"ok": 0, "failed": 0, "skipped": 0, "disagreements": 0, "warnings": 0, "problems": 0}
+    for v in all_views:
+        out[v.status if v.status in ("ok", "skipped") else "failed"] += 1
+        out["disagreements"] += len(v.disagreements)
+        out["warnings"] += len(v.warnings)
+        out["problems"] += len(v.problems)
+    return out

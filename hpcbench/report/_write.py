@@ -1,0 +1,133 @@
+"""Where a report goes and how it is written: the default path beside the
+results file, the checks made before anything is drawn (one line each), and
+the atomic write. An existing file is only replaced if it is an hpcbench
+report: a results file, or anything else, is never overwritten."""
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+
+from .._atomic import atomic_write_text
+from .._output import check_file_target
+from .._results import Results, ResultsError, load
+from ._compare import comparison_page
+from ._page import GENERATOR, counts, single_page
+
+#: Bytes read from the start of a file to recognise a report, or a results file's format version.
+_HEAD = 4096
+_VERSION = re.compile(rb'"format_version"\s*:\s*(-?\d+)\s*[,}]')
+
+
+class ReportError(ValueError):
+    """A report that cannot be made (a results file that cannot be read, an
+    output that cannot be written); the message is one line."""
+
+
+@dataclass
+class Written:
+    """What write_report wrote: the path, and per status and finding how many."""
+
+    path: str
+    counts: dict
+
+
+def default_report_path(results_paths: list) -> str:
+    """Beside the (first) results file: RESULTS.json -> RESULTS.html; for two
+    files A.json and B.json, A-vs-B.html in A's folder."""
+    stems = [os.path.basename(p)[:-5] if p.endswith(".json") else os.path.basename(p) for p in results_paths]
+    folder = os.path.dirname(results_paths[0])
+    return os.path.join(folder, "-vs-".join(stems) + ".html")
+
+
+def is_report(path: str) -> bool:
+    """True if the file starts like a page this command writes."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError:
+        return False
+    return f'<meta name="generator" content="{GENERATOR}">'.encode() in head
+
+
+def check_report_path(path: str, results_paths: tuple = ()) -> str:
+    """The absolute path a report may be written to, or ReportError naming
+    what is wrong: no name, a directory, a missing or read-only folder, one
+    of the results files, or an existing file that is not a report."""
+    full = check_file_target(path, "report", ReportError)
+    if any(os.path.abspath(p) == full for p in results_paths):
+        raise ReportError(f"the report would overwrite the results file {path}; choose another name with -o")
+    if os.path.lexists(full):
+        try:
+            info = os.stat(full)
+        except OSError as e:
+            raise ReportError(f"cannot use {path} for the report: {e.strerror}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise ReportError(f"{path} exists and is not a regular file; choose another report name with -o")
+        if not is_report(full):
+            raise ReportError(f"{path} exists and is not an hpcbench report; it is never overwritten: choose "
+                              "another name with -o or move it away")
+        if not os.access(full, os.W_OK):
+            raise ReportError(f"cannot write the report {path}: the file is read-only")
+    return full
+
+
+def format_version(path: str) -> int | None:
+    """The format version a results file declares at its start (where
+    hpcbench writes it), or None where it cannot be read there."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError:
+        return None
+    found = _VERSION.search(head)
+    return int(found.group(1)) if found else None
+
+
+def check_versions(paths: list) -> None:
+    """ReportError if two results files declare different format versions."""
+    versions = [format_version(p) for p in paths]
+    if len(paths) == 2 and None not in versions and versions[0] != versions[1]:
+        raise ReportError(f"{paths[0]} has results format version {versions[0]} and {paths[1]} version "
+                          f"{versions[1]}: a side-by-side report compares files of one format version")
+
+
+def save(text: str, path: str) -> None:
+    """Write the page atomically; ReportError (one line) if it cannot be."""
+    try:
+        atomic_write_text(path, text)
+    except OSError as e:
+        raise ReportError(f"cannot write the report {path}: {e.strerror or e}") from None
+
+
+def write_report(results_paths: list, output: str | None = None, figures: bool = True) -> Written:
+    """Read one results file (or two, to compare them) and write the HTML
+    report to `output` (default: beside the first file, see
+    default_report_path). Every check is made before anything is drawn;
+    ReportError (one line) for a results file that is missing or damaged,
+    two files of different format versions, or an output that cannot be
+    written."""
+    paths = list(results_paths)
+    if len(paths) not in (1, 2):
+        raise ReportError(f"give one results file, or two to compare; got {len(paths)}")
+    target = check_report_path(default_report_path(paths) if output is None else output, tuple(paths))
+    check_versions(paths)
+    try:
+        loaded = [load(p) for p in paths]
+    except ResultsError as e:
+        raise ReportError(str(e)) from None
+    return write_loaded(loaded, target, figures)
+
+
+def write_loaded(loaded: list[Results], target: str, figures: bool = True) -> Written:
+    """Write the report of results already in memory (`run --report`, or
+    after write_report's checks) to `target`; ReportError (one line) if it
+    cannot be written there."""
+    target = check_report_path(target, tuple(r.path for r in loaded if r.path))
+    if len(loaded) == 1:
+        text, views = single_page(loaded[0], figures)
+    else:
+        text, views = comparison_page(loaded[0], loaded[1], figures)
+    save(text, target)
+    return Written(target, counts(views))
