@@ -95,5 +95,9 @@ def comm_headlines(record: CommRecord) -> list:
         out.append(Headline(f"{label} 8 B", _at(fit, 8), "s", "lower"))
     out.append(Headline("barrier", finite(d.barrier.median), "s", "lower"))
     out.append(Headline("DAXPY r_inf", finite(d.daxpy.r_inf), "flop/s", "higher"))
-    out += [Headline(f"layer '{lv.name}' latency", finite(lv.latency), "s", "lower") for lv in d.layers]
+    seen: dict = {}
+    for lv in d.layers:          # noise can split one relation over layers: number the repeats
+        seen[lv.name] = seen.get(lv.name, 0) + 1
+        nth = f" #{seen[lv.name]}" if seen[lv.name] > 1 else ""
+        out.append(Headline(f"layer '{lv.name}'{nth} latency", finite(lv.latency), "s", "lower"))
     return out
