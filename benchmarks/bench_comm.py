@@ -10,7 +10,8 @@ Prints, measured in this run on two ranks of this machine:
   * the same against a Python loop over mpi4py (what OMB-Py and
     mpi4py.bench time): the C kernel must be clearly faster at small sizes;
   * wall time of `mpiexec -n 2 python -m hpcbench run comm` with default
-    settings: target at most 120 s.
+    settings: target at most 10 s (issue 16; bench_comm_scale.py times it
+    over several runs).
 Runs alternate between the three implementations; ratios are medians of
 the per-run ratios. hpcbench's number is its reported statistic (the median
 of its samples); its mean is printed too. Nothing is asserted.
@@ -98,8 +99,8 @@ def main():
         mpiexec(2, sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", os.path.join(out, "r.json"))
         wall = time.monotonic() - t0
     figures["run_comm_s"] = wall
-    print(f"mpiexec -n 2 python -m hpcbench run comm: {wall:.1f} s (target <= 120 s): "
-          f"{'met' if wall <= 120 else 'NOT met'}")
+    print(f"mpiexec -n 2 python -m hpcbench run comm: {wall:.1f} s (target <= 10 s): "
+          f"{'met' if wall <= 10 else 'NOT met'}")
     shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
         with open(args.json, "w") as f:

@@ -59,17 +59,20 @@ def relative_standard_error(samples) -> float:
     return float((hi - lo) / (2 * 1.96) / median)
 
 
-def plan_from_probe(seconds_per_iteration: float, cap_s: float, max_iterations: int = MAX_ITERATIONS) -> Plan:
-    """Warm-up and batch size from a probe's time per iteration."""
+def plan_from_probe(seconds_per_iteration: float, cap_s: float, max_iterations: int = MAX_ITERATIONS,
+                    batches: int = 4) -> Plan:
+    """Warm-up and batch size from a probe's time per iteration: the
+    iterations the cap allows, in `batches` batches."""
     affordable = int(cap_s / max(seconds_per_iteration, 1e-9))
     expected = min(max(affordable, MIN_ITERATIONS), max_iterations)
     warmup = max(10, math.ceil(0.1 * expected))
-    batch = max(MIN_ITERATIONS, expected // 4)
+    batch = max(MIN_ITERATIONS, expected // batches)
     return Plan(warmup, batch, expected)
 
 
 def run_adaptive(comm, call, decider: int = 0, combine: str = "decider", rse: float = DEFAULT_RSE,
-                 cap_s: float = DEFAULT_CAP_S, max_iterations: int = MAX_ITERATIONS, grouped: bool = False):
+                 cap_s: float = DEFAULT_CAP_S, max_iterations: int = MAX_ITERATIONS, grouped: bool = False,
+                 batches: int = 4):
     """Run `call(warmup, iterations) -> ticks` on every rank until precise.
 
     combine: "decider" (the deciding rank's samples judge precision, as for
@@ -77,6 +80,9 @@ def run_adaptive(comm, call, decider: int = 0, combine: str = "decider", rse: fl
     grouped: `call(warmup, samples, inner)` times `inner` iterations per
     sample; inner is chosen so a sample lasts about SAMPLE_TARGET_S, and the
     samples returned are per iteration (sample time / inner).
+    batches: the iterations the cap allows are run in about this many
+    batches; more, smaller batches stop sooner once precise, and a batch
+    slowed by other processes overshoots the cap less.
     Returns (seconds on this rank, shape (samples,), the Plan, rse reached
     as seen by the decider)."""
     rate = ticks_per_second()
@@ -88,7 +94,7 @@ def run_adaptive(comm, call, decider: int = 0, combine: str = "decider", rse: fl
     if grouped:
         inner = int(min(max(math.ceil(SAMPLE_TARGET_S / max(per_iteration, 1e-9)), 1), MAX_INNER))
         call = _grouped(call, inner)
-    plan = plan_from_probe(per_iteration * inner, cap_s, max_iterations)
+    plan = plan_from_probe(per_iteration * inner, cap_s, max_iterations, batches)
     plan.inner = inner
     chunks, started, first = [], time.monotonic(), True
     reached = math.inf

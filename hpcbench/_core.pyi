@@ -46,6 +46,7 @@ OVERLAP_BLOCKING: Final[int]
 OVERLAP_NONBLOCKING: Final[int]
 OVERLAP_COMM_ONLY: Final[int]
 OVERLAP_COMPUTE_ONLY: Final[int]
+OVERLAP_INTERLEAVED: Final[int]
 # Roles of echo_contention (enum hpcb_contention_role).
 ROLE_IDLE: Final[int]
 ROLE_ECHO_INITIATOR: Final[int]
@@ -180,7 +181,8 @@ def allreduce_times(comm: Any, count: int, warmup: int, iterations: int, /) -> _
 
 def overlap_times(comm: Any, partner: int, bytes: int, n: int, mode: int, warmup: int, iterations: int, /) -> _F64:
     """Ticks of each iteration of mode OVERLAP_* (an exchange of `bytes` bytes and a DAXPY over
-    n doubles) with partner (NaN if partner < 0)."""
+    n doubles) with partner (NaN if partner < 0); OVERLAP_INTERLEAVED runs the four timed modes in
+    turn and returns shape (4, iterations), one row per mode in enum order."""
 
 def shift_times(comm: Any, dest: int, source: int, bytes: int, warmup: int, iterations: int, /) -> _F64:
     """Ticks of each iteration sending `bytes` bytes to dest while receiving from source (NaN if dest < 0)."""

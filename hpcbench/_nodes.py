@@ -42,11 +42,12 @@ def count_nodes(comm) -> int:
     return comm.allreduce(1 if node_membership(comm).is_leader else 0)
 
 
-def quiet_wait(comm) -> None:
+def quiet_wait(comm, longest: float = 0.05) -> None:
     """A barrier that sleeps between polls instead of spinning: ranks waiting
-    for a node benchmark must not take a core from its timed loop."""
+    for a node benchmark must not take a core from its timed loop. The sleep
+    starts at 1 ms and doubles up to `longest` seconds."""
     request = comm.Ibarrier()
-    delay = 0.001
+    delay = min(0.001, longest)
     while not request.Test():
         time.sleep(delay)
-        delay = min(delay * 2, 0.05)
+        delay = min(delay * 2, longest)

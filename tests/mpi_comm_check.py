@@ -6,9 +6,13 @@ import sys
 import numpy as np
 from mpi4py import MPI
 
+from hpcbench import _core
 from hpcbench._collective import collectively
-from hpcbench.comm import (CommError, allreduce, barrier, bcast, contention, exchange, hop_node, measure_layers,
-                           overlap, pingpong)
+from hpcbench.comm import (CommError, allreduce, barrier, bcast, choose_contention_ranks, contention, exchange,
+                           hop_node, measure_layers, measure_scaling, overlap, pingpong, survey_layers)
+from hpcbench.comm import _overlap
+from hpcbench.comm._layers import gather_placement
+from hpcbench.comm._subset import on_ranks
 from hpcbench.topology import Topology
 
 comm = MPI.COMM_WORLD
@@ -48,18 +52,74 @@ try:
     check(ar.sizes.tolist() == [0, 8, 8000], "global sum sizes are bytes")
     bar = barrier(comm, iterations=50, warmup=5)
     check(0 < bar.minimum <= bar.typical, "barrier minimum <= median")
-    grid = overlap(comm, [1000], [1024], **fast)
+    grid = overlap(comm, [1000, 4000], [1024, 65536], peer=size - 1, cap_s=0.01)
     check(set(grid.times) == {"blocking", "nonblocking", "comm_only", "compute_only"}, "overlap modes")
+    check(all(t.shape == (2, 2) and np.all(t > 0) for t in grid.times.values()), "overlap medians per cell")
+    check(all(np.all(np.isfinite(e)) for e in grid.rse.values()), "overlap errors per cell")
+    check(all((f.vector_length, f.size) in {(n, s) for n in (1000, 4000) for s in (1024, 65536)}
+              for f in grid.flags), "overlap flags name grid cells")
+    # Repeating flagged cells, with the measurement faked: cell (1000, 1024) is nonsense the first time only,
+    # cell (4000, 65536) every time; the first is kept fixed, the second flagged after its repeat.
+    calls = []
+
+    def fake_cell(sub, size, n, rse, cap_s):
+        calls.append((n, size))
+        if sub.Get_rank() != 0:
+            return None
+        nonsense = (n, size) == (4000, 65536) or ((n, size) == (1000, 1024) and calls.count((n, size)) == 1)
+        t = [30e-6, 10e-6, 10e-6, 20e-6] if nonsense else [30e-6, 25e-6, 10e-6, 20e-6]   # 200 % or 50 %
+        return np.array(t)[:, None] * (1 + 0.001 * np.arange(20))
+    real_cell, _overlap._cell = _overlap._cell, fake_cell
+    try:
+        faked = overlap(comm, [1000, 4000], [1024, 65536], peer=size - 1)
+    finally:
+        _overlap._cell = real_cell
+    check(sorted(calls) == sorted([(n, s) for n in (1000, 4000) for s in (1024, 65536)]
+                                  + [(1000, 1024), (4000, 65536)]) or rank not in (0, size - 1) and not calls,
+          f"cells measured, flagged ones twice: {calls}")
+    check([(r["vector_length"], r["size"]) for r in faked.repeated] == [(1000, 1024), (4000, 65536)],
+          "both flagged cells were measured again")
+    check(all(np.isclose(r["flags"][0].value, 200) for r in faked.repeated), "the first measurement's flags are kept")
+    check([(f.vector_length, f.size, f.repeated) for f in faked.flags] == [(4000, 65536, True)],
+          f"only the cell still wrong stays flagged: {faked.flags}")
+    check(np.isclose(faked.overlap_percent[0, 0], 50), "the repeat's values are kept")
+    # The interleaved kernel: one row per mode on the pair, NaN on a rank that sits out.
+    partner = 1 - rank if rank < 2 else -1
+    ticks = collectively(comm, _core.overlap_times, comm, partner, 256, 100, _core.OVERLAP_INTERLEAVED, 1, 5)
+    check(ticks.shape == (4, 5) and (np.all(ticks > 0) if rank < 2 else np.all(np.isnan(ticks))),
+          f"interleaved overlap ticks {ticks}")
     topo = Topology.load()
     placement, latencies, layers = measure_layers(comm, topo, 1024, [0, 1024, 65536], cap_s=0.02)
     check(len(latencies) == size * (size - 1) // 2, "latency of every pair")
     check(sorted(p for lv in layers for p in lv.pairs) == sorted(latencies), "layers cover every pair once")
     check(all(lv.scalability and lv.scalability[0]["slowdown"] == 1.0 for lv in layers), "scalability starts at 1")
+    survey = survey_layers(comm, topo, 1024, [0, 1024], cap_s=0.02, mode="auto", sample=1,
+                           known={(0, 1): echo})
+    every = sorted(p for lv in survey.layers for p in lv.pairs)
+    check(every == [(a, b) for a in range(size) for b in range(a + 1, size)], "auto layers hold every pair once")
+    check(set(survey.latencies) == {p for r in survey.plan.rounds for p in r}, "auto measures its rounds' pairs")
+    check(survey.layers[0].sweep is echo if (0, 1) in survey.layers[0].pairs else True, "a known sweep is reused")
+    check(len(survey.plan_record().classes) == len(survey.plan.representative), "one record per class")
+    # A failure on one member of a sub-communicator reaches every rank, sleepers too.
+    def fails_on_first(sub):
+        if sub.Get_rank() == 0:
+            raise ValueError("payload check failed")
+        return sub.Get_size()
+    expect_error(CommError, lambda: on_ranks(comm, [size - 1, 0], fails_on_first, root=0), "on_ranks failure")
+    check(on_ranks(comm, [size - 1, 0], lambda sub: sub.Get_rank(), root=0) == 1, "on_ranks numbers as listed")
     if size >= 4:
         c = contention(comm, [8, 1024], 65536, iterations=50)
         check(np.all(c.echo.median > 0) and c.load_bandwidth > 0, f"contention {c.echo.median} {c.load_bandwidth}")
+        chosen = choose_contention_ranks(gather_placement(comm))
+        c = contention(comm, [8], 4096, chosen.echo_pair, chosen.load_pair, iterations=[20])
+        check(c.echo.median[0] > 0 and c.load_bandwidth > 0, "contention on the chosen ranks")
         far = pingpong(comm, [8], peer=hop_node(0, 2, size), **fast)
         check(far.median[0] > 0, "echo two hops away")
+        scaling = measure_scaling(comm, sizes=[8, 1024], cap_s=0.01)
+        check([p.processes for p in scaling.points] == [2, 4] + ([size] if size > 4 else []), "process counts")
+        check(all(np.all(p.broadcast.median > 0) and np.all(p.global_sum.median > 0) and p.barrier.minimum > 0
+                  for p in scaling.points), "collectives on every sub-communicator")
+        check(all(p.broadcast.per_rank[0].shape[0] == p.processes for p in scaling.points), "only P ranks take part")
     # Bad input: one clear error on every rank, nobody left waiting.
     expect_error(ValueError, lambda: pingpong(comm, [8], peer=size), "peer out of range")
     expect_error(ValueError, lambda: pingpong(comm, [8], peer=0, test_rank=0), "peer == test rank")

@@ -4,7 +4,8 @@ import itertools
 import pytest
 from paper_machines import dunnington
 
-from hpcbench.comm._layers import disjoint_pairs, group_layers, pair_name, scalability_counts
+from hpcbench.comm._layerplan import pair_name
+from hpcbench.comm._layers import disjoint_pairs, group_layers, scalability_counts
 from hpcbench.comm._mesh import gray, hop_node, make_mesh, max_hops, mesh_dims
 from hpcbench.comm._records import Placement
 

@@ -264,7 +264,7 @@ def test_mpi_kernels_on_comm_self():
     (lambda c: _core.allreduce_times(c, 1 << 28, 1, 2), "count", "at most 268435455 doubles"),
     (lambda c: _core.echo(c, -1, True, -8, 1, 2), "bytes", "must not be negative"),
     (lambda c: _core.echo(c, -1, True, 8, 1, 0), "iterations", "got 0"),
-    (lambda c: _core.overlap_times(c, -1, 8, 10, 9, 1, 2), "mode", "OVERLAP_COMPUTE_ONLY (3), got 9"),
+    (lambda c: _core.overlap_times(c, -1, 8, 10, 9, 1, 2), "mode", "OVERLAP_INTERLEAVED (4), got 9"),
     (lambda c: _core.overlap_times(c, -1, 8, 1 << 33, 0, 1, 2), "n", "doubles"),
     (lambda c: _core.daxpy_times(-1, 1, 2), "n", "must not be negative"),
     (lambda c: _core.daxpy_times(1 << 33, 1, 2), "n", "at most 4294967296 doubles"),

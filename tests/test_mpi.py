@@ -153,7 +153,7 @@ def test_an_environment_that_differs_between_ranks_is_refused(tmp_path):
 
 
 def test_a_stalled_rank_is_a_warning_not_a_silent_hole(tmp_path):
-    """Rank 1 is stopped (SIGSTOP) up to five times for a second while `run comm`
+    """Rank 1 is stopped (SIGSTOP) for a second, again and again while `run comm`
     measures: the record says a sample took about a second and kept it."""
     if not is_open_mpi():
         pytest.skip("the launch below uses Open MPI's options")
@@ -174,9 +174,10 @@ def test_a_stalled_rank_is_a_warning_not_a_silent_hole(tmp_path):
                 break
             time.sleep(0.1)
         victim = max(ranks)
-        # Five stops, so that at least one lands in a timed sample on a busy
-        # machine (a stop during setup or between sweeps times nothing).
-        for pause in (2.0, 1.5, 1.5, 1.5, 1.5):
+        # A stop every 1.5 s until the run ends (at most ten), so that some
+        # land in timed samples however long the run takes on a busy machine
+        # (a stop during setup or between sweeps times nothing).
+        for pause in [1.0] + [0.5] * 9:
             time.sleep(pause)
             if proc.poll() is not None:
                 break

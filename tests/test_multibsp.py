@@ -151,3 +151,34 @@ def test_hmax_is_bounded_by_the_buffer_of_the_widest_component():
     assert err.value.parameter == "hmax"
     check_buffer(1 << 20, Topology.from_synthetic("pack:1 l2:1(size=1MiB) core:2 pu:1"))
     check_buffer(1 << 10, wide)
+
+
+def test_shipped_example_prediction_is_bounded():
+    """The shipped example (one level, p PUs): every prediction recomputed
+    by hand from the record's own r, g, L and p (equal slices: 2 n / p flops
+    on each PU, then (p - 1) g + L + p flops of the gathering superstep),
+    and measured / predicted within PREDICTION_BOUND from BOUND_FROM doubles."""
+    import hpcbench
+    from hpcbench.multibsp import BENCHMARK, BOUND_FROM, PREDICTION_BOUND, prediction_error
+
+    example = os.path.join(os.path.dirname(DATA), "..", "docs", "examples", "multibsp-example.json")
+    record = hpcbench.load(example).benchmarks[0]
+    d = record.derived
+    (level,) = d.levels
+    p, g, L, r = level.p, level.g, level.L, d.rate
+    points = [v for v in d.inner_product if v.n >= BOUND_FROM]
+    assert len(points) >= 5
+    for v in points:
+        assert v.predicted_s == pytest.approx((2 * v.n / p + (p - 1) * g + L + p) / r, rel=1e-9)
+        assert PREDICTION_BOUND[0] <= v.measured_s / v.predicted_s <= PREDICTION_BOUND[1], v
+    lo, hi = prediction_error([v.n for v in d.inner_product], [v.measured_over_predicted for v in d.inner_product])
+    assert (lo, hi) == (min(v.measured_s / v.predicted_s for v in points),
+                        max(v.measured_s / v.predicted_s for v in points))
+    assert f"from 2^14 doubles: x{lo:.2f} to x{hi:.2f} with r = DAXPY (within 0.5..2)" in \
+        "\n".join(BENCHMARK.summary(record))
+
+
+def test_prediction_error_range():
+    from hpcbench.multibsp import prediction_error
+    assert prediction_error([1 << 10, 1 << 14, 1 << 15], [3.0, 1.2, 0.9]) == (0.9, 1.2)
+    assert prediction_error([1 << 10], [3.0]) is None

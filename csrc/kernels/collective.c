@@ -2,7 +2,6 @@
 #include "collective.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "../runtime/hpcb.h"
 #include "../runtime/timer.h"
@@ -67,9 +66,10 @@ int hpcb_collective_bcast(const struct hpcb_collective_params *p, struct hpcb_co
     int rc = collective_start(p, out, &rank, &size);
     if (rc != HPCB_OK)
         return rc;
-    struct bcast_round r = {.p = p, .buf = malloc(p->bytes ? p->bytes : 1)};
-    if (r.buf == NULL)
-        return HPCB_ENOMEM;
+    struct hpcb_region region;
+    if ((rc = hpcb_msgbuf_alloc(&region, p->bytes)) != HPCB_OK)
+        return rc;
+    struct bcast_round r = {.p = p, .buf = region.data};
     /* Non-roots start with every byte wrong: only a real broadcast fixes it. */
     if (rank == p->root)
         hpcb_pattern_fill(r.buf, p->bytes, (unsigned)p->root);
@@ -78,7 +78,7 @@ int hpcb_collective_bcast(const struct hpcb_collective_params *p, struct hpcb_co
     rc = barrier_rounds(p, out->ticks, bcast_once, &r);
     if (rc == HPCB_OK && !hpcb_pattern_check(r.buf, p->bytes, (unsigned)p->root))
         rc = HPCB_ECHECK;
-    free(r.buf);
+    hpcb_region_free(&region);
     return rc;
 }
 
@@ -108,10 +108,10 @@ int hpcb_collective_allreduce(const struct hpcb_collective_params *p, struct hpc
     if (rc != HPCB_OK)
         return rc;
     size_t count = p->count;
-    struct allreduce_round r = {.p = p, .in = malloc((count ? count : 1) * sizeof(double)),
-                                .out = malloc((count ? count : 1) * sizeof(double))};
-    if (r.in == NULL || r.out == NULL)
-        rc = HPCB_ENOMEM;
+    struct hpcb_region in = {0}, res = {0};
+    if ((rc = hpcb_msgbuf_alloc(&in, count * sizeof(double))) == HPCB_OK)
+        rc = hpcb_msgbuf_alloc(&res, count * sizeof(double));
+    struct allreduce_round r = {.p = p, .in = in.data, .out = res.data};
     for (size_t i = 0; rc == HPCB_OK && i < count; i++) {
         r.in[i] = contribution(rank, i);
         r.out[i] = -1.0;
@@ -123,7 +123,7 @@ int hpcb_collective_allreduce(const struct hpcb_collective_params *p, struct hpc
     for (size_t i = 0; rc == HPCB_OK && i < count; i++)
         if (r.out[i] != ranks_sum * (double)(i % 7 + 1))
             rc = HPCB_ECHECK;
-    free(r.in);
-    free(r.out);
+    hpcb_region_free(&in);
+    hpcb_region_free(&res);
     return rc;
 }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtime/memory.h"
+
 static inline unsigned char hpcb_pattern_byte(size_t i, unsigned seed)
 {
     return (unsigned char)((i * 131u + seed * 17u + 7u) & 0xffu);
@@ -41,8 +43,19 @@ static inline int hpcb_pattern_check(const unsigned char *buf, size_t n, unsigne
     return 1;
 }
 
-/* A send and a receive buffer of `bytes` (at least one byte each, so that
- * 0-byte messages still have an address), for one rank of a communicator:
+/* Message buffers are page-aligned, and from HPCB_MSGBUF_HUGE bytes on
+ * backed by transparent huge pages (madvise), as OSU and NumPy allocate
+ * theirs: MPI libraries copy and register page-aligned buffers faster than
+ * malloc'd ones (a 64 KiB MPI_Allreduce loop measured 8% slower with malloc
+ * here, docs/comm.md), and a benchmark must not time its allocator. */
+#define HPCB_MSGBUF_HUGE ((size_t)2 << 20)
+
+/* One message buffer of `bytes` (at least one byte, so that 0-byte messages
+ * still have an address) with the policy above. HPCB_ENOMEM or HPCB_ESYS if
+ * the system refuses. */
+int hpcb_msgbuf_alloc(struct hpcb_region *region, size_t bytes);
+
+/* A send and a receive buffer of `bytes` for one rank of a communicator:
  * what this rank sends carries the pattern of its rank, the seed receivers
  * check for. */
 struct hpcb_msgbufs {
@@ -50,6 +63,7 @@ struct hpcb_msgbufs {
     unsigned char *recv;    /* the complement of the pattern of expect_seed */
     size_t bytes;
     int rank;               /* this rank in the communicator */
+    struct hpcb_region send_region, recv_region;   /* what send and recv live in */
 };
 
 /* expect_seed negative: this rank's own pattern (an echo's). HPCB_EMPI if

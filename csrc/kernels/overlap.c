@@ -27,12 +27,12 @@ int hpcb_overlap_check(const struct hpcb_overlap_params *p, struct hpcb_why *why
                           : hpcb_comm_check_rank("partner", p->partner, size, rank, " or negative to sit out", why);
 }
 
-static int overlap_once(const struct hpcb_overlap_params *p, const struct hpcb_msgbufs *b,
+static int overlap_once(const struct hpcb_overlap_params *p, int mode, const struct hpcb_msgbufs *b,
                         struct hpcb_daxpy_vectors *v)
 {
     MPI_Request req[2];
     int count = (int)p->bytes;
-    switch (p->mode) {
+    switch (mode) {
     case HPCB_OVERLAP_COMPUTE_ONLY:
         hpcb_daxpy_update(v);
         return HPCB_OK;
@@ -47,7 +47,7 @@ static int overlap_once(const struct hpcb_overlap_params *p, const struct hpcb_m
             MPI_Send(b->send, count, MPI_BYTE, p->partner, TAG_OVERLAP, p->comm) != MPI_SUCCESS ||
             MPI_Wait(&req[0], MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return HPCB_EMPI;
-        if (p->mode == HPCB_OVERLAP_BLOCKING)
+        if (mode == HPCB_OVERLAP_BLOCKING)
             hpcb_daxpy_update(v);
         return HPCB_OK;
     }
@@ -70,12 +70,17 @@ int hpcb_overlap_run(const struct hpcb_overlap_params *p, struct hpcb_overlap_ou
         hpcb_msgbufs_free(&b);
         return rc;
     }
+    int interleaved = p->mode == HPCB_OVERLAP_INTERLEAVED;
+    size_t modes = interleaved ? HPCB_OVERLAP_TIMED_MODES : 1;
     for (size_t i = 0; rc == HPCB_OK && i < p->warmup + p->iterations; i++) {
-        uint64_t t0 = hpcb_ticks();
-        rc = overlap_once(p, &b, &v);
-        uint64_t t1 = hpcb_ticks();
-        if (i >= p->warmup)
-            out->ticks[i - p->warmup] = (double)(t1 - t0);
+        for (size_t k = 0; rc == HPCB_OK && k < modes; k++) {
+            int mode = interleaved ? (int)((i + k) % HPCB_OVERLAP_TIMED_MODES) : p->mode;
+            uint64_t t0 = hpcb_ticks();
+            rc = overlap_once(p, mode, &b, &v);
+            uint64_t t1 = hpcb_ticks();
+            if (i >= p->warmup)
+                out->ticks[(interleaved ? (size_t)mode * p->iterations : 0) + i - p->warmup] = (double)(t1 - t0);
+        }
     }
     int daxpy_rc = hpcb_daxpy_verify_free(&v);
     if (rc == HPCB_OK)

@@ -120,7 +120,11 @@ static PyObject *overlap_times(PyObject *self, PyObject *args)
         GLUE_COUNTS(self, {"bytes", bytes, &p->bytes}, {"n", n, &p->n}, {"warmup", warmup, &p->warmup},
                     {"iterations", iterations, &p->iterations}) != 0)
         return NULL;
-    return comm_samples(self, &c, hpcb_overlap_check(p, &c.why), p->iterations, &c.out.overlap.ticks);
+    /* Interleaved: one row per timed mode. */
+    int interleaved = p->mode == HPCB_OVERLAP_INTERLEAVED;
+    const struct glue_samples samples[] = {{&c.out.overlap.ticks, interleaved ? HPCB_OVERLAP_TIMED_MODES : p->iterations,
+                                            interleaved ? p->iterations : 0}};
+    return glue_run(self, &c, hpcb_overlap_check(p, &c.why), samples, 1, "");
 }
 
 static PyObject *echo_contention(PyObject *self, PyObject *args)
@@ -170,7 +174,7 @@ static PyMethodDef comm_methods[] = {
      "allreduce_times(comm, count, warmup, iterations) -> ticks per global sum of count doubles"},
     {"overlap_times", overlap_times, METH_VARARGS,
      "overlap_times(comm, partner, bytes, n, mode, warmup, iterations) -> ticks per iteration "
-     "(mode OVERLAP_*; NaN if partner < 0)"},
+     "(mode OVERLAP_*; OVERLAP_INTERLEAVED: shape (4, iterations), one row per timed mode; NaN if partner < 0)"},
     {"shift_times", shift_times, METH_VARARGS,
      "shift_times(comm, dest, source, bytes, warmup, iterations) -> ticks per iteration (NaN if dest < 0)"},
     {"echo_contention", echo_contention, METH_VARARGS,

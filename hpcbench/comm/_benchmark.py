@@ -2,8 +2,10 @@
 
 Order: echo (ping-pong) over all sizes, regionalised fit, extra sizes around
 each detected protocol change; pairwise exchange; broadcast; global sum;
-barrier; DAXPY rate; overlap; echo with contention and echo over hops (with
-4 ranks or more); Servet's communication layers. Every part is collective;
+barrier; DAXPY rate; overlap (flagged cells measured again); with 4 ranks or
+more the collectives against the number of processes, echo with contention
+on ranks chosen from the placement, and echo over hops; Servet's
+communication layers (auto or all pairs). Every part is collective;
 measurements are broadcast, so every rank computes the same derived values.
 """
 from __future__ import annotations
@@ -18,14 +20,17 @@ from .._protocol import Benchmark, Context, Job
 from .._record import to_plain
 from ..topology import Topology
 from . import _kernels as kernels
-from ._layers import measure_layers
+from ._contention import contention_study
+from ._layers import gather_placement, survey_layers
 from ._mesh import hop_node, make_mesh, max_hops
 from ._models import bandwidth_thresholds, hockney_fit, hop_fit, refinement_sizes, regional_fit, vector_rate
 from ._options import CommOptions
+from ._overlap import OverlapGrid, overlap
 from ._plot import comm_figure
 from ._report import comm_disagreements, comm_headlines, comm_meaning
-from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionLoad, ContentionRecord,
+from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord,
                        DaxpyFit, HopPoint, HopsRecord, LayerSamples, MeshRecord, OverlapRecord, PairLatency, SweepFit)
+from ._scaling import measure_scaling, scaling_record
 from ._summary import comm_summary
 from ._sweep import message_sizes, ns_samples
 
@@ -33,7 +38,6 @@ UNITS = {"sizes": "bytes", "samples": "ns (rounded to 0.1 ns)", "median": "s", "
          "p90": "s", "p99": "s", "bandwidth": "bytes/s", "latency": "s", "seconds_per_byte": "s/byte",
          "rank_average": "s", "flops": "flop/s", "r_inf": "flop/s", "n_half": "doubles", "per_hop": "s",
          "overlap_percent": "%", "saved": "s", "load_bandwidth": "bytes/s", "slowdown": "x"}
-CONTENTION_SIZES = [0, 1024, 65536, 1 << 20]
 HOP_SIZES = [0, 1024, 16384, 262144]
 #: The largest message the benchmark sweeps to (bytes).
 MAX_MESSAGE = 1 << 30
@@ -67,21 +71,6 @@ def _daxpy_fit(daxpy, topology: Topology) -> DaxpyFit:
                     fit=rate.fit.to_record(), outliers=find_outliers(daxpy.samples))
 
 
-def _contention(comm, echo: SweepFit, common: dict) -> tuple:
-    """Echo between ranks 1 and 2 while 0 streams to 3, at the loads that
-    reach 50% and 90% of peak bandwidth, against the same echo alone."""
-    loads = sorted({int(round(echo.n_half or 0)), int(round(echo.n_90 or 0))})
-    alone = kernels.pingpong(comm, CONTENTION_SIZES, peer=2, test_rank=1, **common)
-    raw: dict = {"alone": alone.to_samples(), "loaded": []}
-    runs = []
-    for load in loads:
-        c = kernels.contention(comm, CONTENTION_SIZES, load)
-        raw["loaded"].append({"load_size": load, **to_plain(c.echo.to_samples())})
-        runs.append(ContentionLoad(load_size=load, load_bandwidth=c.load_bandwidth, median=c.echo.median.tolist(),
-                                   slowdown=(c.echo.median / alone.median).tolist()))
-    return raw, ContentionRecord(sizes=CONTENTION_SIZES, alone_median=alone.median.tolist(), loads=runs)
-
-
 def _hops(comm, common: dict) -> tuple:
     """Echo from rank 0 to the rank n hops away in a hypercube numbering."""
     size = comm.Get_size()
@@ -101,6 +90,35 @@ def _hops(comm, common: dict) -> tuple:
     return raw, derived
 
 
+def _overlap_record(grid: OverlapGrid) -> OverlapRecord:
+    def table(values) -> list:
+        return [[None if not np.isfinite(v) else float(v) for v in row] for row in values]
+    return OverlapRecord(vector_lengths=grid.vector_lengths.tolist(), sizes=grid.sizes.tolist(),
+                         median={m: t.tolist() for m, t in grid.times.items()}, saved=grid.saved.tolist(),
+                         overlap_percent=grid.overlap_percent.tolist(),
+                         outliers=find_outliers(cell for rows in grid.samples.values() for row in rows
+                                                for cell in row),
+                         rse={m: table(v) for m, v in grid.rse.items()}, flags=grid.flags,
+                         repeated=[[r["vector_length"], r["size"]] for r in grid.repeated])
+
+
+def _overlap_raw(grid: OverlapGrid) -> dict:
+    """Every sample of the grid (ns), and the first measurement of each
+    cell that was measured again, with the flags it had."""
+    return {"vector_lengths": grid.vector_lengths, "sizes": grid.sizes, "interleaved": True,
+            "samples": {m: [ns_samples(row) for row in rows] for m, rows in grid.samples.items()},
+            "repeated": [{"vector_length": r["vector_length"], "size": r["size"],
+                          "samples": {m: ns_samples([v])[0] for m, v in r["samples"].items()},
+                          "flags": [to_plain(f) for f in r["flags"]]} for r in grid.repeated]}
+
+
+def _flag_warnings(overlap: OverlapRecord) -> list:
+    if not overlap.flags:
+        return []
+    return [f"comm overlap: {len(overlap.flags)} result(s) cannot be right even after measuring the cell again "
+            f"(flagged in the record; show names the likely cause)"]
+
+
 def _outlier_warnings(fits: dict, bar, daxpy: DaxpyFit, overlap: OverlapRecord, layers: list) -> list:
     """A stalled rank or a noisy machine, said once per kernel and layer."""
     reports = [(name, fit.outliers) for name, fit in fits.items()] + [("barrier", find_outliers([bar.samples]))]
@@ -113,8 +131,8 @@ class CommBenchmark(Benchmark):
     """CoMet's message-passing kernels, Servet's communication layers, fitted models
 
     Every rank takes part: echo, exchange, broadcast, global sum, barrier,
-    DAXPY, overlap, contention and hops, then the latency of every pair of
-    ranks grouped into layers (docs/comm.md)."""
+    DAXPY, overlap, collectives against the number of processes, contention
+    and hops, then pair latencies grouped into layers (docs/comm.md)."""
 
     name = "comm"
     scope = "world"
@@ -143,6 +161,7 @@ class CommBenchmark(Benchmark):
         sizes = message_sizes(o.max_size)
         common = dict(rse=o.rse, cap_s=o.cap_s)
         say = ctx.progress
+        placement = gather_placement(comm)
 
         echo = kernels.pingpong(comm, sizes, **common)
         extra = refinement_sizes(echo.sizes, regional_fit(echo.sizes, np.maximum(echo.median, 1e-12)))
@@ -164,56 +183,70 @@ class CommBenchmark(Benchmark):
 
         daxpy = kernels.daxpy() if comm.Get_rank() == 0 else None
         daxpy = comm.bcast(daxpy, root=0)
-        grid = kernels.overlap(comm, **common)
-        say("comm: daxpy and overlap done")
+        # A cell of the overlap grid (all four modes) gets the cap of a size.
+        grid = overlap(comm, rse=o.rse, cap_s=o.cap_s)
+        say(f"comm: daxpy and overlap done ({len(grid.flags)} overlap cell(s) flagged after "
+            f"{len(grid.repeated)} repeated)")
 
         notes = []
+        scaling = raw_scaling = None
+        if size >= 4:
+            measured = measure_scaling(comm, rse=o.rse, cap_s=o.cap_s, progress=say)
+            raw_scaling, scaling = scaling_record(measured)
+        else:
+            notes.append("collectives against the number of processes need 4 ranks or more; skipped")
         contention = hops = raw_contention = raw_hops = None
         if size >= 4:
-            raw_contention, contention = _contention(comm, fits["echo"], common)
+            e = fits["echo"]
+            known = {(0, 1): [e.n_half, e.n_90]} if e.n_half and e.n_90 else {}
+            raw_contention, contention = contention_study(comm, placement, sizes.tolist(), known, o.cap_s, progress=say)
             raw_hops, hops = _hops(comm, common)
             say("comm: contention and hops done")
         else:
             notes.append("echo with contention and echo over hops need 4 ranks or more; skipped")
 
-        placement, latencies, layers = measure_layers(comm, ctx.topology, probe, sizes, o.layer_tolerance,
-                                                      progress=say)
+        survey = survey_layers(comm, ctx.topology, probe, sizes, o.layer_tolerance, mode=o.pairs, sample=o.sample,
+                               known={(0, 1): echo}, progress=say)
+        layers = survey.layers
         mesh = make_mesh(size)
         daxpy_fit = _daxpy_fit(daxpy, ctx.topology)
-        overlap = OverlapRecord(vector_lengths=grid.vector_lengths.tolist(), sizes=grid.sizes.tolist(),
-                                median={m: t.tolist() for m, t in grid.times.items()}, saved=grid.saved.tolist(),
-                                overlap_percent=grid.overlap_percent.tolist(),
-                                outliers=find_outliers(cell for rows in grid.samples.values() for row in rows
-                                                       for cell in row))
+        overlap_record = _overlap_record(grid)
+        plan = survey.plan_record()
+        if plan.failed_checks:
+            notes.append(f"comm layers: {len(plan.failed_checks)} of {len(plan.checks)} checked pair(s) fell outside "
+                         f"their class's layer (see show); their own latencies are kept")
         return CommRecord(
             name=self.name,
             parameters=CommParameters(ranks=size, max_size=o.max_size, rse_target=o.rse, cap_s=o.cap_s,
                                       probe_size=probe, layer_tolerance=o.layer_tolerance,
                                       collectives=kernels.COLLECTIVE_NOTE + "; the time of an iteration is the "
                                                                             "slowest rank's",
-                                      echo="one-way time = round trip / 2 on the test rank (CoMet)", test_pair=[0, 1]),
+                                      echo="one-way time = round trip / 2 on the test rank (CoMet)", test_pair=[0, 1],
+                                      layer_pairs=o.pairs, layer_sample=o.sample if o.pairs == "auto" else None),
             raw=CommRaw(echo=samples["echo"], exchange=samples["exchange"], broadcast=samples["broadcast"],
                         global_sum=samples["global_sum"],
                         barrier={"samples": ns_samples([bar.samples])[0], "per_rank": ns_samples(bar.per_rank)},
                         daxpy={"lengths": daxpy.lengths, "samples": ns_samples(daxpy.samples)},
-                        overlap={"vector_lengths": grid.vector_lengths, "sizes": grid.sizes,
-                                 "samples": {m: [ns_samples(row) for row in rows] for m, rows in grid.samples.items()}},
+                        overlap=_overlap_raw(grid),
                         contention=raw_contention, hops=raw_hops,
                         layers=LayerSamples(probe_size=probe,
                                             latencies=[PairLatency(pair=list(p), latency=t)
-                                                       for p, t in latencies.items()],
-                                            sweeps=[layer.sweep.to_samples() for layer in layers if layer.sweep])),
+                                                       for p, t in survey.latencies.items()],
+                                            sweeps=[layer.sweep.to_samples() for layer in layers if layer.sweep]),
+                        scaling=raw_scaling),
             derived=CommDerived(echo=fits["echo"], exchange=fits["exchange"], broadcast=fits["broadcast"],
                                 global_sum=fits["global_sum"],
                                 barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,
                                                      p90=float(np.percentile(bar.samples, 90)),
                                                      outliers=find_outliers([bar.samples])),
-                                daxpy=daxpy_fit, overlap=overlap,
+                                daxpy=daxpy_fit, overlap=overlap_record,
                                 contention=contention, hops=hops, layers=[layer.to_record() for layer in layers],
                                 placement=placement,
                                 mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
-                                                neighbours=[mesh.neighbours(r) for r in range(size)])),
-            units=UNITS, warnings=notes + _outlier_warnings(fits, bar, daxpy_fit, overlap, layers))
+                                                neighbours=[mesh.neighbours(r) for r in range(size)]),
+                                layer_plan=plan, scaling=scaling),
+            units=UNITS, warnings=notes + _outlier_warnings(fits, bar, daxpy_fit, overlap_record, layers)
+            + _flag_warnings(overlap_record))
 
     def summary(self, record: CommRecord) -> list:
         return comm_summary(record)

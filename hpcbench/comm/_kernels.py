@@ -2,7 +2,8 @@
 
 Every function here is collective: all ranks of `comm` call it with the same
 arguments, and all get the same result object back (it is broadcast from the
-rank that measured). Timed loops run in C (hpcbench._core) with the GIL
+rank that measured). Point-to-point kernels run their pair on a
+sub-communicator while the other ranks sleep (_subset.py). Timed loops run in C (hpcbench._core) with the GIL
 released; repetitions are adaptive (adaptive.py); payloads are checked after
 every timed loop. Times are seconds, sizes bytes.
 
@@ -14,17 +15,19 @@ every timed loop. Times are seconds, sizes bytes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .._adaptive import DEFAULT_CAP_S, DEFAULT_RSE, run_adaptive
+from .._adaptive import DEFAULT_RSE, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
 from .._timer import ticks_per_second
-from ._sweep import SizeSweep, check_sizes, message_sizes
+from ._subset import on_ranks
+from ._sweep import BATCHES, CAP_S, SizeSweep, check_sizes, message_sizes
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -43,13 +46,19 @@ def _pair(comm, test_rank, peer):
 
 def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, halve):
     sizes = check_sizes(message_sizes() if sizes is None else sizes)
+    if comm.Get_size() > 2:
+        # The pair on a communicator of its own; the other ranks sleep instead
+        # of spinning in MPI while it measures (_subset.py).
+        return on_ranks(comm, [test_rank, peer], lambda sub: _p2p_sweep(sub, kernel, fn, sizes, 0, 1, rse, cap_s,
+                                                                         statistic, halve), root=test_rank)
     rank = comm.Get_rank()
     partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
     samples, warmups, rses, inners, per_rank = [], [], [], [], []
     for size in sizes:
         def call(warmup, iterations, inner, size=int(size)):
             return fn(comm, partner, rank == test_rank, size, warmup, iterations, inner)
-        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True)
+        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True,
+                                              batches=BATCHES)
         samples.append(seconds / 2 if halve else seconds)
         warmups.append(plan.warmup)
         rses.append(reached)
@@ -66,7 +75,7 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
 
 
 def pingpong(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
-             rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+             rse: float = DEFAULT_RSE, cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's echo between test_rank and peer: one-way time (round trip / 2)
     per message size (default 0 B and 1 B .. 4 MiB in powers of two)."""
     _pair(comm, test_rank, peer)
@@ -75,7 +84,7 @@ def pingpong(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int 
 
 
 def exchange(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
-             rse: float = DEFAULT_RSE, cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+             rse: float = DEFAULT_RSE, cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's pairwise exchange: both ranks send at once; time of one
     exchange on test_rank."""
     _pair(comm, test_rank, peer)
@@ -87,7 +96,7 @@ def _collective_sweep(comm, kernel, call_for, sizes, rse, cap_s, statistic):
     samples, per_rank, warmups, rses = [], [], [], []
     for size in sizes:
         seconds, plan, reached = run_adaptive(comm, call_for(int(size)), decider=0, combine="max", rse=rse,
-                                              cap_s=cap_s)
+                                              cap_s=cap_s, batches=BATCHES)
         everyone = comm.gather(seconds, root=0)
         if comm.Get_rank() == 0:
             table = np.vstack(everyone)
@@ -104,7 +113,7 @@ COLLECTIVE_NOTE = "an untimed MPI_Barrier precedes every iteration"
 
 
 def bcast(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, root: int = 0, rse: float = DEFAULT_RSE,
-          cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+          cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's broadcast from `root`: per iteration, the slowest rank's time."""
     check_comm(comm)
     check_rank(comm, "root", root)
@@ -116,7 +125,7 @@ def bcast(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, root: int = 0
 
 
 def allreduce(comm: MPI.Intracomm, lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE,
-              cap_s: float = DEFAULT_CAP_S) -> SizeSweep:
+              cap_s: float = CAP_S) -> SizeSweep:
     """CoMet's global sum of a vector of `length` doubles on every rank; sizes
     in the result are bytes (8 x length)."""
     check_comm(comm)
@@ -172,7 +181,7 @@ class DaxpyRate:
         return 2.0 * self.lengths / self.median
 
 
-def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s: float = 0.05) -> DaxpyRate:
+def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s: float = 0.02) -> DaxpyRate:
     """DAXPY (y += a*x) time per vector length on the calling thread (no MPI)."""
     if lengths is None:
         lengths = 2 ** np.arange(4, 21)
@@ -181,69 +190,9 @@ def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s:
     samples = []
     for n in lengths:
         seconds, _, _ = run_adaptive(MPI.COMM_SELF, lambda w, k, n=int(n): _core.daxpy_times(n, w, k),
-                                     rse=rse, cap_s=cap_s)
+                                     rse=rse, cap_s=cap_s, batches=BATCHES)
         samples.append(seconds)
     return DaxpyRate(lengths, samples)
-
-
-OVERLAP_MODES = {"blocking": _core.OVERLAP_BLOCKING, "nonblocking": _core.OVERLAP_NONBLOCKING,
-                 "comm_only": _core.OVERLAP_COMM_ONLY, "compute_only": _core.OVERLAP_COMPUTE_ONLY}
-#: An overlap percentage is reported where the part that can be hidden is
-#: at least this share of the blocking time.
-MEASURABLE_SHARE = 0.1
-
-
-@dataclass
-class OverlapGrid:
-    vector_lengths: np.ndarray
-    sizes: np.ndarray
-    times: dict = field(default_factory=dict)   #: mode -> array (lengths, sizes) of median seconds
-    samples: dict = field(default_factory=dict)  #: mode -> nested lists of samples
-
-    @property
-    def saved(self) -> np.ndarray:
-        """Seconds saved by the non-blocking version."""
-        return self.times["blocking"] - self.times["nonblocking"]
-
-    @property
-    def overlap_percent(self) -> np.ndarray:
-        """Time saved as a share of the most that could be hidden (the shorter
-        of communication alone and computation alone). NaN where that shorter
-        part is under MEASURABLE_SHARE of the blocking time: there the saving
-        is within the noise of the longer part, and a percentage would mean
-        nothing."""
-        hideable = np.minimum(self.times["comm_only"], self.times["compute_only"])
-        percent = 100.0 * self.saved / hideable
-        return np.where(hideable >= MEASURABLE_SHARE * self.times["blocking"], percent, np.nan)
-
-
-def overlap(comm: MPI.Intracomm, vector_lengths: npt.ArrayLike | None = None, sizes: npt.ArrayLike | None = None,
-            peer: int = 1, test_rank: int = 0, rse: float = DEFAULT_RSE, cap_s: float = 0.1) -> OverlapGrid:
-    """CoMet's overlap kernel on test_rank and peer: pairwise exchange then
-    DAXPY (blocking) against Irecv/Isend, DAXPY, Waitall, with exchange alone
-    and DAXPY alone, over vector lengths x message sizes."""
-    _pair(comm, test_rank, peer)
-    lengths = check_sizes(2 ** np.array([10, 13, 16, 19]) if vector_lengths is None else vector_lengths,
-                          "vector lengths", limit=1 << 28)
-    sizes = check_sizes(2 ** np.array([10, 14, 18, 22]) if sizes is None else sizes)
-    rank = comm.Get_rank()
-    partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
-    grid = OverlapGrid(lengths, sizes)
-    for mode, code in OVERLAP_MODES.items():
-        medians = np.empty((lengths.size, sizes.size))
-        raw = []
-        for i, n in enumerate(lengths):
-            row = []
-            for j, size in enumerate(sizes):
-                def call(w, k, n=int(n), size=int(size), code=code):
-                    return _core.overlap_times(comm, partner, size, n, code, w, k)
-                seconds, _, _ = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s)
-                medians[i, j] = np.median(seconds) if rank == test_rank else np.nan
-                row.append(seconds)
-            raw.append(row)
-        grid.times[mode] = medians
-        grid.samples[mode] = raw
-    return comm.bcast(grid if rank == test_rank else None, root=test_rank)
 
 
 @dataclass
@@ -255,37 +204,45 @@ class Contention:
 
 
 def contention(comm: MPI.Intracomm, sizes: npt.ArrayLike, load_size: int, echo_pair: tuple[int, int] = (1, 2),
-               load_pair: tuple[int, int] = (0, 3), iterations: int = 200) -> Contention:
+               load_pair: tuple[int, int] = (0, 3), iterations: int | Sequence[int] = 200) -> Contention:
     """CoMet's echo with contention: echo_pair runs echo (first rank
-    initiates) while load_pair streams messages of load_size bytes."""
+    initiates) while load_pair streams messages of load_size bytes.
+    iterations: timed echoes per size (one count, or one per size). The
+    four ranks run on a sub-communicator of their own; the others sleep."""
     check_comm(comm)
     require_ranks(comm, 4, "echo with contention")
-    ranks = list(echo_pair) + list(load_pair)
+    ranks = [*echo_pair, *load_pair]
+    if len(echo_pair) != 2 or len(load_pair) != 2:
+        raise ValueError(f"the echo pair and the load pair are two ranks each, got {echo_pair} and {load_pair}")
     for r in ranks:
         check_rank(comm, "a contention rank", r)
     if len(set(ranks)) != 4:
         raise ValueError(f"the echo pair and the load pair need four different ranks, got {echo_pair} and {load_pair}")
     sizes = check_sizes(sizes)
     load_size = int(check_sizes([load_size], "load message size")[0])
-    rank = comm.Get_rank()
-    roles = {echo_pair[0]: (_core.ROLE_ECHO_INITIATOR, echo_pair[1]),
-             echo_pair[1]: (_core.ROLE_ECHO_RESPONDER, echo_pair[0]),
-             load_pair[0]: (_core.ROLE_LOAD_SENDER, load_pair[1]),
-             load_pair[1]: (_core.ROLE_LOAD_RECEIVER, load_pair[0])}
-    role, partner = roles.get(rank, (_core.ROLE_IDLE, _NONE))
-    rate = ticks_per_second()
-    samples, moved, spent = [], 0, 0.0
-    for size in sizes:
-        ticks, messages, load_ticks = collectively(comm, _core.echo_contention, comm, role, partner, load_pair[0],
-                                                   int(size), load_size, max(10, iterations // 10), iterations)
-        samples.append(ticks / rate / 2)
-        if role == _core.ROLE_LOAD_RECEIVER:
+    counts = [iterations] * sizes.size if isinstance(iterations, (int, np.integer)) else list(iterations)
+    if len(counts) != sizes.size or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
+                                        for k in counts):
+        raise ValueError(f"iterations must be a positive count, or one per size ({sizes.size}), got {iterations!r}")
+
+    def measure(sub: MPI.Intracomm) -> Contention | None:
+        # Sub-ranks: 0 echo initiator, 1 responder, 2 load sender, 3 load receiver.
+        me = sub.Get_rank()
+        role = (_core.ROLE_ECHO_INITIATOR, _core.ROLE_ECHO_RESPONDER, _core.ROLE_LOAD_SENDER,
+                _core.ROLE_LOAD_RECEIVER)[me]
+        partner = (1, 0, 3, 2)[me]
+        rate = ticks_per_second()
+        samples, moved, spent = [], 0, 0.0
+        for size, k in zip(sizes, counts):
+            ticks, messages, load_ticks = collectively(sub, _core.echo_contention, sub, role, partner, 2, int(size),
+                                                       load_size, max(10, int(k) // 10), int(k))
+            samples.append(ticks / rate / 2)
             moved += messages * load_size
             spent += load_ticks / rate
-    load_bw = comm.bcast(moved / spent if role == _core.ROLE_LOAD_RECEIVER and spent > 0 else None,
-                         root=load_pair[1])
-    sweep = SizeSweep("echo with contention", sizes, samples,
-                      f"one-way time on rank {echo_pair[0]} while ranks {load_pair[0]}->{load_pair[1]} stream "
-                      f"{load_size}-byte messages")
-    result = Contention(sizes, load_size, sweep, load_bw or 0.0) if rank == echo_pair[0] else None
-    return comm.bcast(result, root=echo_pair[0])
+        load_bw = sub.bcast(moved / spent if me == 3 and spent > 0 else None, root=3)
+        sweep = SizeSweep("echo with contention", sizes, samples,
+                          f"one-way time on rank {echo_pair[0]} while ranks {load_pair[0]}->{load_pair[1]} stream "
+                          f"{load_size}-byte messages")
+        return Contention(sizes, load_size, sweep, load_bw or 0.0) if me == 0 else None
+
+    return on_ranks(comm, ranks, measure, root=echo_pair[0])

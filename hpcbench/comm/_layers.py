@@ -1,22 +1,25 @@
 """Servet's communication layers (2010, section III-D, Fig. 7).
 
-The latency of every pair of ranks at one message size (the L1 size by
-default: big enough to feel which caches the two cores share) is measured
-with the echo kernel, one pair at a time; pairs of similar latency form a
-layer. Each layer has a representative pair whose latency and bandwidth are
-measured over all message sizes (with the fitted model), and a scalability
+The latency of pairs of ranks at one message size (the L1 size by default:
+big enough to feel which caches the two cores share) is measured with the
+echo kernel: every pair (mode `all`, Servet's way), or one pair per class of
+relation with checks (mode `auto`, _layerplan.py), in rounds of pairs that
+cannot disturb each other. Pairs of similar latency form a layer; a pair
+that was not measured joins the layer of its class's representative. Each
+layer has a representative pair whose latency and bandwidth are measured
+over all message sizes (with the fitted model), and a scalability
 curve: 1, 2, 4 ... disjoint pairs of the layer sending at once against one
 pair alone. Every rank's host and binding are recorded, so layers get names
 (same core, same L2, same L3, same package, other package, other node).
 
-The naming and grouping here are pure functions; `measure_layers` runs them.
+The planning (_layerplan.py), naming and grouping are pure functions;
+`survey_layers` runs them.
 """
 from __future__ import annotations
 
-import itertools
 import socket
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,15 +27,18 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
+from .._adaptive import run_adaptive
 from .._collective import collectively
 from .._grouping import split_at_gaps
 from .._nodes import node_membership
 from .._timer import ticks_per_second
-from ..topology import Topology, relation
+from ..topology import Topology
 from ._kernels import pingpong
+from ._layerplan import DEFAULT_SAMPLE, LayerPlan, PairNamer, plan_layers
 from ._models import regional_fit
-from ._records import LayerRecord, LayerScalability, Placement
-from ._sweep import SizeSweep
+from ._records import LayerCheck, LayerClass, LayerPlanRecord, LayerRecord, LayerScalability, Placement
+from ._subset import on_ranks
+from ._sweep import BATCHES, SizeSweep
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -47,29 +53,6 @@ def gather_placement(comm: MPI.Intracomm) -> list[Placement]:
     node = node_membership(comm).leader
     mine = Placement(rank=comm.Get_rank(), host=socket.gethostname(), node=node, pus=list(_core.thread_binding()))
     return comm.allgather(mine)
-
-
-def pair_name(a: Placement, b: Placement, topology: Topology) -> str:
-    """What separates two ranks, from their placements and the node's hwloc
-    topology (nodes are assumed alike)."""
-    if a.node != b.node or a.host != b.host:
-        return "other node"
-    if len(a.pus) != 1 or len(b.pus) != 1:
-        return "same node (ranks not bound to one PU)"
-    pa, pb = a.pus[0], b.pus[0]
-    if pa == pb:
-        return "same PU"
-    shared = relation(topology, pa, pb)
-    if "core" in shared:
-        return "same core"
-    caches = [k for k in shared if k.startswith("L")]
-    if caches:
-        return f"same {caches[0]}"            # the smallest cache they share
-    if "package" in shared:
-        return "same package"
-    if "numa" in shared:
-        return "same NUMA node"
-    return "other package"
 
 
 @dataclass
@@ -124,48 +107,139 @@ def scalability_counts(n: int) -> list:
     return counts + [n] if n >= 1 else []
 
 
+def _on_pairs(comm: MPI.Intracomm, pairs: Sequence[tuple], fn: Callable) -> list:
+    """fn(sub, partner, initiator) on a sub-communicator of the pairs' ranks
+    (pair i is sub-ranks 2i, 2i + 1; the others sleep); returns the
+    initiators' results in the order of `pairs`, on every rank."""
+    ranks = [r for pair in pairs for r in pair]
+    if len(set(ranks)) != len(ranks):
+        raise ValueError(f"pairs measured at once must not share a rank, got {list(pairs)}")
+
+    def measure(sub: MPI.Intracomm) -> list:
+        me = sub.Get_rank()
+        mine = fn(sub, me ^ 1, me % 2 == 0)
+        return sub.allgather(mine)[::2]
+
+    return on_ranks(comm, ranks, measure, root=ranks[0])
+
+
 def measure_concurrent(comm: MPI.Intracomm, pairs: list, size: int, iterations: int = 200, warmup: int = 20) -> float:
-    """Mean over `pairs` of each initiator's median one-way time while all
-    pairs run echo at once (a common barrier starts them)."""
-    rank = comm.Get_rank()
-    partner, initiator = -1, False
-    for a, b in pairs:
-        if rank == a:
-            partner, initiator = b, True
-        elif rank == b:
-            partner = a
-    ticks = collectively(comm, _core.echo, comm, partner, initiator, size, warmup, iterations)
-    mine = float(np.median(ticks)) / ticks_per_second() / 2 if initiator else None
-    medians = [m for m in comm.allgather(mine) if m is not None]
-    return float(np.mean(medians))
+    """Mean over `pairs` of each initiator's median one-way time (seconds)
+    while all pairs run echo of `size` bytes at once (a common barrier
+    starts them; the other ranks sleep). Collective."""
+    def one(sub: MPI.Intracomm, partner: int, initiator: bool) -> float | None:
+        ticks = collectively(sub, _core.echo, sub, partner, initiator, size, warmup, iterations)
+        return float(np.median(ticks)) / ticks_per_second() / 2 if initiator else None
+
+    return float(np.mean(_on_pairs(comm, pairs, one)))
 
 
-def measure_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, sizes: npt.ArrayLike,
-                   tolerance: float = DEFAULT_TOLERANCE, cap_s: float = 0.05,
-                   progress: Callable[[str], None] | None = None) -> tuple[list, dict, list[Layer]]:
-    """All-pairs latency at probe_size, layers, a sweep per layer and its
-    scalability. Collective; returns (placement, latencies, layers) on every rank."""
-    placement = gather_placement(comm)
-    size = comm.Get_size()
-    pairs = list(itertools.combinations(range(size), 2))
-    latencies, names = {}, {}
-    for a, b in pairs:
-        result = pingpong(comm, [probe_size], peer=b, test_rank=a, cap_s=cap_s)
-        latencies[(a, b)] = float(result.median[0])
-        names[(a, b)] = pair_name(placement[a], placement[b], topology)
-    if progress:
-        progress(f"comm: latency of all {len(pairs)} pairs measured")
+def measure_round(comm: MPI.Intracomm, pairs: Sequence[tuple], size: int, cap_s: float = 0.05) -> dict:
+    """Echo of `size` bytes on every pair of the round at once (pairs share
+    no rank; the other ranks sleep): {pair: one-way seconds, the initiator's
+    median}. Repetitions are adaptive, judged on the round's first pair.
+    Collective."""
+    def one(sub: MPI.Intracomm, partner: int, initiator: bool) -> float | None:
+        def call(warmup: int, iterations: int, inner: int) -> np.ndarray:
+            return _core.echo(sub, partner, initiator, size, warmup, iterations, inner)
+        seconds, _, _ = run_adaptive(sub, call, decider=0, cap_s=cap_s, grouped=True, batches=BATCHES)
+        return float(np.median(seconds)) / 2 if initiator else None
+
+    return dict(zip(pairs, _on_pairs(comm, pairs, one)))
+
+
+@dataclass
+class LayerSurvey:
+    """What the layers step found: every rank's placement, the plan, the
+    measured latencies, the layers (every pair in one, measured or
+    inferred from its class) and the checks of the classes."""
+    placement: list
+    plan: LayerPlan
+    latencies: dict                 #: measured pair -> one-way seconds at the probe size
+    layers: list                    #: Layer, fastest first
+    checks: list = field(default_factory=list)   #: LayerCheck records
+
+    def plan_record(self) -> LayerPlanRecord:
+        layer_of = {p: i for i, layer in enumerate(self.layers) for p in layer.pairs}
+        counts = Counter(self.plan.class_of.values())
+        classes = [LayerClass(relation=c, representative=list(p), pairs=counts[c], latency=self.latencies[p],
+                              layer=layer_of[p]) for c, p in self.plan.representative.items()]
+        return LayerPlanRecord(mode=self.plan.mode, all_pairs=self.plan.all_pairs,
+                               measured=len(self.latencies), rounds=len(self.plan.rounds), classes=classes,
+                               checks=self.checks)
+
+
+def _group(plan: LayerPlan, latencies: dict, names: dict, tolerance: float, prefer: Sequence[tuple]) -> list:
+    """Layers of the measured pairs, then every unmeasured pair added to the
+    layer of its class's representative; the representative of a layer is
+    a measured pair, one of `prefer` where the layer has one."""
     layers = group_layers(latencies, names, tolerance)
+    layer_of = {p: layer for layer in layers for p in layer.pairs}
+    for pair, cls in plan.class_of.items():
+        if pair not in latencies:
+            layer_of[plan.representative[cls]].pairs.append(pair)
+    for layer in layers:
+        layer.pairs.sort()
+        layer.names = dict(Counter(names[p] for p in layer.pairs))
+        layer.name = Counter(layer.names).most_common(1)[0][0]
+        layer.representative = next((p for p in prefer if layer_of.get(p) is layer), layer.representative)
+    return layers
+
+
+def _checks(plan: LayerPlan, latencies: dict, layers: list) -> list:
+    layer_of = {p: i for i, layer in enumerate(layers) for p in layer.pairs}
+    out = []
+    for pair in plan.checks:
+        cls = plan.class_of[pair]
+        rep = plan.representative[cls]
+        out.append(LayerCheck(pair=list(pair), relation=cls, latency=latencies[pair],
+                              representative_latency=latencies[rep], holds=layer_of[pair] == layer_of[rep]))
+    return out
+
+
+def survey_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, sizes: npt.ArrayLike,
+                  tolerance: float = DEFAULT_TOLERANCE, cap_s: float = 0.05, mode: str = "auto",
+                  sample: int = DEFAULT_SAMPLE, known: dict | None = None,
+                  progress: Callable[[str], None] | None = None) -> LayerSurvey:
+    """Servet's layers (module doc): latencies at probe_size of the pairs the
+    plan names (_layerplan.py), layers, a sweep over `sizes` per layer (taken
+    from `known`, {pair: SizeSweep}, where the layer's representative has
+    one) and each layer's scalability. cap_s: seconds per pair latency and
+    per size of a layer's sweep. Collective; the same survey on every rank."""
+    placement = gather_placement(comm)
+    plan = plan_layers(placement, topology, mode, sample)
+    latencies: dict = {}
+    for pairs in plan.rounds:
+        latencies.update(measure_round(comm, pairs, probe_size, cap_s))
+    if progress:
+        progress(f"comm: latency of {len(latencies)} of {plan.all_pairs} pairs measured ({mode}, "
+                 f"{len(plan.rounds)} rounds)")
+    name = PairNamer(topology)
+    by_rank = {p.rank: p for p in placement}
+    names = {pair: name(by_rank[pair[0]], by_rank[pair[1]]) for pair in plan.class_of}
+    known = dict(known or {})
+    layers = _group(plan, latencies, names, tolerance, list(known))
     for layer in layers:
         a, b = layer.representative
-        layer.sweep = pingpong(comm, sizes, peer=b, test_rank=a)
+        layer.sweep = known.get((a, b)) or pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s)
         layer.regions = regional_fit(layer.sweep.sizes, np.maximum(layer.sweep.median, 1e-12))
+        layer.latency = float(np.mean([latencies[p] for p in layer.pairs if p in latencies]))
         alone = None
-        for k in scalability_counts(len(disjoint_pairs(layer.pairs))):
-            chosen = disjoint_pairs(layer.pairs)[:k]
-            t = measure_concurrent(comm, chosen, probe_size)
+        chosen = disjoint_pairs(layer.pairs)
+        for k in scalability_counts(len(chosen)):
+            t = measure_concurrent(comm, chosen[:k], probe_size)
             alone = t if alone is None else alone
             layer.scalability.append(LayerScalability(pairs=k, latency=t, slowdown=t / alone))
         if progress:
             progress(f"comm: layer '{layer.name}' ({len(layer.pairs)} pairs) measured")
-    return placement, latencies, layers
+    return LayerSurvey(placement, plan, latencies, layers, _checks(plan, latencies, layers))
+
+
+def measure_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, sizes: npt.ArrayLike,
+                   tolerance: float = DEFAULT_TOLERANCE, cap_s: float = 0.05,
+                   progress: Callable[[str], None] | None = None, mode: str = "all",
+                   sample: int = DEFAULT_SAMPLE) -> tuple[list, dict, list[Layer]]:
+    """survey_layers, returned as (placement, measured latencies, layers);
+    mode `all` (every pair measured, Servet's way) unless told `auto`."""
+    survey = survey_layers(comm, topology, probe_size, sizes, tolerance, cap_s, mode, sample, progress=progress)
+    return survey.placement, survey.latencies, survey.layers

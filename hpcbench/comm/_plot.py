@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._format import format_size
 from .._plot import as_float, heatmap, new_figure
 from ._models import Linear, predict
 from ._records import CommRecord
@@ -74,9 +75,13 @@ def plot_collectives(record: CommRecord, ax: Any) -> None:
 
 
 def latency_matrix(record: CommRecord) -> np.ndarray:
-    """Latency (us) of every pair of ranks at the probe size, symmetric."""
+    """Latency (us) of every pair of ranks at the probe size, symmetric:
+    measured where measured, else (auto mode) its layer's latency."""
     ranks = record.parameters.ranks
     matrix = np.full((ranks, ranks), np.nan)
+    for layer in record.derived.layers:
+        for a, b in layer.pairs:
+            matrix[a, b] = matrix[b, a] = layer.latency * 1e6
     for item in record.raw.layers.latencies:
         a, b = item.pair
         matrix[a, b] = matrix[b, a] = item.latency * 1e6
@@ -99,12 +104,39 @@ def plot_overlap(record: CommRecord, saved_ax: Any, percent_ax: Any) -> None:
         ax.set_ylabel("DAXPY vector length")
 
 
+def plot_scaling(record: CommRecord, ax: Any) -> None:
+    """CoMet's "number of processors versus time": each collective's time
+    against the number of processes (log 2 axis), with the growth fitted."""
+    scaling = record.derived.scaling
+    if scaling is None:
+        ax.text(0.5, 0.5, "collectives against process count:\nneeds 4 ranks or more", ha="center", va="center")
+        ax.set_axis_off()
+        return
+    for curve in scaling.curves:
+        fit = curve.fit
+        label = f"{curve.kernel}{f' {format_size(curve.size)}' if curve.size else ''}: {fit.model}"
+        line, = ax.plot(fit.counts, np.array(fit.times) * 1e6, "o", ms=4, label=label)
+        p = np.linspace(min(fit.counts), max(fit.counts), 50)
+        if fit.model.startswith("log P") and fit.log_slope is not None and fit.log_intercept is not None:
+            ax.plot(p, (fit.log_intercept + fit.log_slope * np.log2(p)) * 1e6, "-", color=line.get_color(), lw=1)
+        elif fit.model == "linear" and fit.linear_slope is not None and fit.linear_intercept is not None:
+            ax.plot(p, (fit.linear_intercept + fit.linear_slope * p) * 1e6, "--", color=line.get_color(), lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("processes")
+    ax.set_ylabel("time (us)")
+    ax.legend(fontsize=7)
+
+
 def comm_figure(record: CommRecord) -> Figure:
     """The comm figure: echo latency and bandwidth, the layers' heat map,
-    the collectives against size, the overlap grid."""
-    fig, axes = new_figure(3, 2, (11, 11))
+    the collectives against message size and against process count, the
+    overlap grid."""
+    fig, axes = new_figure(4, 2, (11, 14.5))
     plot_echo(record, axes[0, 0], axes[0, 1])
     plot_layers(record, axes[1, 0])
     plot_collectives(record, axes[1, 1])
-    plot_overlap(record, axes[2, 0], axes[2, 1])
+    plot_scaling(record, axes[2, 0])
+    axes[2, 1].set_axis_off()
+    plot_overlap(record, axes[3, 0], axes[3, 1])
     return fig

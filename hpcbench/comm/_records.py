@@ -24,6 +24,8 @@ class CommParameters(Mapping):
     collectives: str
     echo: str
     test_pair: Pair
+    layer_pairs: str | None = optional()        #: auto or all
+    layer_sample: Count | None = optional()     #: random pairs that check the classes (auto)
 
 
 @dataclass(kw_only=True)
@@ -69,6 +71,7 @@ class CommRaw(Mapping):
     contention: Samples = optional()
     hops: Samples = optional()
     layers: LayerSamples
+    scaling: Samples = optional()
 
 
 @dataclass(kw_only=True)
@@ -146,15 +149,34 @@ class DaxpyFit(Mapping):
 
 
 @dataclass(kw_only=True)
+class OverlapFlag(Mapping):
+    """An overlap cell whose result cannot be right: the DAXPY length
+    (doubles), the message size (bytes), what is wrong, the number that
+    shows it (the overlap in %, or blocking as a % of the exchange alone),
+    the likely cause, and whether it stayed after the cell was measured
+    again."""
+    vector_length: Count
+    size: Count
+    problem: str
+    value: float
+    cause: str
+    repeated: bool = False
+
+
+@dataclass(kw_only=True)
 class OverlapRecord(Mapping):
     """CoMet's overlap grid, vector lengths x message sizes: median time
-    per mode, seconds saved, and the share of what could be hidden (%)."""
+    per mode, seconds saved, and the share of what could be hidden (%);
+    the cells flagged after one repeat, and which cells were repeated."""
     vector_lengths: list[int]
     sizes: list[int]
     median: dict[str, list[list[float]]]
     saved: list[list[float]]
     overlap_percent: list[list[float | None]]
     outliers: Outliers | None = optional()      #: samples far beyond their cell's median (kept)
+    rse: dict[str, list[list[float | None]]] | None = optional()   #: relative standard error of each median
+    flags: list[OverlapFlag] | None = optional()
+    repeated: list[Pair] | None = optional()    #: [vector length, size] of every cell measured twice
 
     def _validate(self, path: str) -> None:
         rows, cols = len(self.vector_lengths), len(self.sizes)
@@ -178,10 +200,28 @@ class ContentionLoad(Mapping):
 @dataclass(kw_only=True)
 class ContentionRecord(Mapping):
     """CoMet's echo with contention: message sizes (bytes), the echo
-    alone, and one entry per load."""
+    alone, and one entry per load; which ranks echo and which carry the
+    load, what of the echo's path the load shares, and the control with a
+    load elsewhere at the heaviest load."""
     sizes: list[int]
     alone_median: list[float]
     loads: list[ContentionLoad]
+    echo_pair: Pair | None = optional()
+    load_pair: Pair | None = optional()
+    shared: str | None = optional()
+    control: ContentionControl | None = optional()
+    crowded: str | None = optional()            #: where the four ranks share PUs (time-slicing)
+
+
+@dataclass(kw_only=True)
+class ContentionControl(Mapping):
+    """The same echo with a load pair that shares neither node with it
+    (where the job has one): the slowdown that is not the shared path's."""
+    load_pair: Pair
+    load_size: Count
+    load_bandwidth: float
+    median: list[float]
+    slowdown: list[float]
 
 
 @dataclass(kw_only=True)
@@ -235,6 +275,47 @@ class LayerRecord(Mapping):
 
 
 @dataclass(kw_only=True)
+class LayerClass(Mapping):
+    """One class of relation between two ranks (what hwloc says they share
+    on one node, or the distance between their nodes in node order): its
+    representative pair, how many pairs it has, the representative's
+    latency (seconds) and the index of its layer."""
+    relation: str
+    representative: Pair
+    pairs: One
+    latency: float
+    layer: Count
+
+
+@dataclass(kw_only=True)
+class LayerCheck(Mapping):
+    """A measured pair that checks its class: its latency and its class
+    representative's (seconds), and whether both fall in one layer."""
+    pair: Pair
+    relation: str
+    latency: float
+    representative_latency: float
+    holds: bool
+
+
+@dataclass(kw_only=True)
+class LayerPlanRecord(Mapping):
+    """Which pairs Servet's layers measured: mode `all` (every pair) or
+    `auto` (one per class of relation, plus checks); how many of all pairs,
+    in how many rounds of concurrent pairs; the classes and the checks."""
+    mode: str
+    all_pairs: One
+    measured: One
+    rounds: One
+    classes: list[LayerClass]
+    checks: list[LayerCheck]
+
+    @property
+    def failed_checks(self) -> list[LayerCheck]:
+        return [c for c in self.checks if not c.holds]
+
+
+@dataclass(kw_only=True)
 class Placement(Mapping):
     """Where a rank ran: host, node (its lowest rank sharing memory)
     and the PUs it is bound to."""
@@ -255,6 +336,45 @@ class MeshRecord(Mapping):
 
 
 @dataclass(kw_only=True)
+class GrowthFit(Mapping):
+    """How a collective's time (seconds) grows with the number of processes:
+    `log P`, `linear`, `log P or linear` (both fit within 1 %), `flat` (less
+    than 10 % growth) or `undetermined` (fewer than three process counts);
+    both lines t = a + b log2 P and t = a + b P with their relative RMS
+    residuals, and whether the better one wins clearly."""
+    model: str
+    counts: list[int]
+    times: list[float]
+    growth: float | None = optional()           #: t(most) / t(fewest) - 1
+    log_intercept: float | None = optional()
+    log_slope: float | None = optional()        #: seconds per doubling of P
+    log_rms: float | None = optional()
+    linear_intercept: float | None = optional()
+    linear_slope: float | None = optional()     #: seconds per process
+    linear_rms: float | None = optional()
+    clear: bool = False
+
+
+@dataclass(kw_only=True)
+class ScalingCurve(Mapping):
+    """One kernel at one size (bytes; 0 for the barrier) against the
+    number of processes, and its growth."""
+    kernel: str
+    size: Count
+    statistic: str
+    fit: GrowthFit
+
+
+@dataclass(kw_only=True)
+class ScalingRecord(Mapping):
+    """CoMet's collectives against the number of processes (the first P
+    ranks): the counts, the sizes (bytes), one curve per kernel and size."""
+    processes: list[int]
+    sizes: list[int]
+    curves: list[ScalingCurve]
+
+
+@dataclass(kw_only=True)
 class CommDerived(Mapping):
     """Everything the comm benchmark derived: one SweepFit per kernel,
     barrier, DAXPY, overlap, contention and hops (4+ ranks), layers."""
@@ -270,6 +390,8 @@ class CommDerived(Mapping):
     layers: list[LayerRecord]
     placement: list[Placement]
     mesh: MeshRecord
+    layer_plan: LayerPlanRecord | None = optional()
+    scaling: ScalingRecord | None = optional()
 
 
 @dataclass(kw_only=True)

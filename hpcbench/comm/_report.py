@@ -56,9 +56,13 @@ def comm_meaning(record: CommRecord) -> list:
     if d.contention and d.contention.loads:
         worst = max((x for load in d.contention.loads for x in load.slowdown if finite(x) is not None), default=None)
         if worst is not None:
-            lines.append("A stream between ranks 0 and 3 " +
-                         (f"does not slow the echo between 1 and 2 (at most x{worst:.2f})." if worst < NO_EFFECT else
-                          f"slows the echo between 1 and 2 by up to x{worst:.2f}: they share a link."))
+            c = d.contention
+            load = f"{c.load_pair[0]} and {c.load_pair[1]}" if c.load_pair else "0 and 3"
+            echo = f"{c.echo_pair[0]} and {c.echo_pair[1]}" if c.echo_pair else "1 and 2"
+            shares = f" ({c.shared})" if c.shared else ""
+            lines.append(f"A stream between ranks {load}{shares} " +
+                         (f"does not slow the echo between {echo} (at most x{worst:.2f})." if worst < NO_EFFECT else
+                          f"slows the echo between {echo} by up to x{worst:.2f}: they share a path."))
     if d.hops and d.hops.model:
         lines.append(f"Each extra hop adds {microseconds(d.hops.model.per_hop)}.")
     return lines
@@ -95,9 +99,8 @@ def comm_headlines(record: CommRecord) -> list:
         out.append(Headline(f"{label} 8 B", _at(fit, 8), "s", "lower"))
     out.append(Headline("barrier", finite(d.barrier.median), "s", "lower"))
     out.append(Headline("DAXPY r_inf", finite(d.daxpy.r_inf), "flop/s", "higher"))
-    seen: dict = {}
-    for lv in d.layers:          # noise can split one relation over layers: number the repeats
-        seen[lv.name] = seen.get(lv.name, 0) + 1
-        nth = f" #{seen[lv.name]}" if seen[lv.name] > 1 else ""
-        out.append(Headline(f"layer '{lv.name}'{nth} latency", finite(lv.latency), "s", "lower"))
+    # Layers in order of latency; two may carry one relation's name (the
+    # pairs of one relation split by their latencies), so the number counts.
+    out += [Headline(f"layer {i + 1} ('{lv.name}') latency", finite(lv.latency), "s", "lower")
+            for i, lv in enumerate(d.layers)]
     return out

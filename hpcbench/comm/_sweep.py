@@ -12,6 +12,16 @@ from ._records import SweepSamples, SweepSummary
 DEFAULT_MAX_SIZE = 4 << 20
 #: The largest message any comm sweep takes (bytes).
 MAX_MESSAGE = 1 << 30
+#: Seconds a kernel may spend on one message size by default. On a quiet
+#: machine every size reaches its precision (1 %) in its first batch, well
+#: within it; the cap bounds a run where other processes make that
+#: impossible (0.2 s let a 2-rank `run comm` take 20 to 30 s on this busy
+#: 2-core host, 0.05 s 7 to 13 s).
+CAP_S = 0.05
+#: The iterations the cap allows run in this many batches (the network
+#: benchmarks use 4): a quiet size is precise after its first batch, and a
+#: batch slowed by other processes overshoots the cap by a sixteenth.
+BATCHES = 16
 
 
 def message_sizes(max_bytes: int = DEFAULT_MAX_SIZE) -> np.ndarray:

@@ -11,7 +11,7 @@ from .._memory import safe_memory_limit
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._measure import leaf_kernel_rate, measure_component, measure_inner_product
-from ._model import fits_side_by_side, predict_inner_product
+from ._model import PREDICTION_BOUND, BOUND_FROM, fits_side_by_side, predict_inner_product, prediction_error
 from ._options import MultiBSPOptions
 from ._plot import multibsp_figure
 from ._report import multibsp_disagreements, multibsp_headlines, multibsp_meaning
@@ -47,6 +47,22 @@ def check_buffer(hmax: int, topology: Topology) -> None:
     if need > safe_memory_limit():
         raise OptionError("hmax", f"must keep the buffer of {widest} threads ({widest} x {widest} x HMAX doubles) "
                                   f"within the {format_size(safe_memory_limit())} that may be used now, got {hmax}")
+
+
+def _error_line(points: list) -> str:
+    """The prediction error from BOUND_FROM doubles on, against the bound."""
+    lo_bound, hi_bound = PREDICTION_BOUND
+    n = [v.n for v in points]
+    parts = []
+    for label, ratios in (("r = DAXPY", [v.measured_over_predicted for v in points]),
+                          ("the loop's own rate", [v.measured_over_predicted_kernel_rate for v in points])):
+        err = prediction_error(n, ratios)
+        if err:
+            within = "within" if lo_bound <= err[0] and err[1] <= hi_bound else "OUTSIDE"
+            parts.append(f"x{err[0]:.2f} to x{err[1]:.2f} with {label} ({within} {lo_bound:g}..{hi_bound:g})")
+    if not parts:
+        return f"  prediction error: no vector of 2^{BOUND_FROM.bit_length() - 1} doubles or more was measured"
+    return f"  prediction error from 2^{BOUND_FROM.bit_length() - 1} doubles: " + "; ".join(parts)
 
 
 class MultiBSPBenchmark(Benchmark):
@@ -159,6 +175,7 @@ class MultiBSPBenchmark(Benchmark):
                 lines.append(f"    2^{v.n.bit_length() - 1:<3} measured {v.measured_s * 1e6:9.1f} us  "
                              f"x{v.measured_over_predicted:.2f}  x{v.measured_over_predicted_kernel_rate:.2f}"
                              f"  (with thread start-up {v.measured_with_startup_s * 1e6:.0f} us)")
+            lines.append(_error_line(d.inner_product))
         return lines
 
     def plot(self, record: MultiBSPRecord):

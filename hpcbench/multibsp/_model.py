@@ -63,3 +63,24 @@ def predict_inner_product(node: Component | int, slices: dict, gl: dict, r: floa
     slowest = max(predict_inner_product(ch, slices, gl, r, r_leaf) for ch in node.children)
     g, L = gl[node.pus]
     return slowest + ((node.p - 1) * g + L + node.p) / r
+
+
+#: The inner product's prediction must stay within this factor range
+#: (measured / predicted) from BOUND_FROM doubles on: below that, the run
+#: lasts a few microseconds and the superstep's fixed costs (thread wake-up,
+#: one cache line per gathered word) dominate what L and g price from
+#: h-relations of many words. tests/test_multibsp.py holds the shipped
+#: example to it, and `show` states it.
+PREDICTION_BOUND = (0.5, 2.0)
+BOUND_FROM = 1 << 14
+
+
+def prediction_error(n: npt.ArrayLike, ratios: npt.ArrayLike, from_n: int = BOUND_FROM) -> tuple | None:
+    """(smallest, largest) measured / predicted over the vector lengths
+    (doubles) of at least from_n, or None if there are none."""
+    n = np.asarray(n, dtype=float)
+    ratios = np.asarray(ratios, dtype=float)
+    keep = (n >= from_n) & np.isfinite(ratios)
+    if not np.any(keep):
+        return None
+    return float(ratios[keep].min()), float(ratios[keep].max())
