@@ -32,9 +32,9 @@ BENCHMARK: Benchmark = CommBenchmark()
 __all__ = ["BENCHMARK", "CONTENTION_SIZES", "CommBenchmark", "CommDerived", "CommError", "CommOptions",
            "CommParameters", "CommRaw", "CommRecord", "ContentionRanks", "LAYER_TOLERANCE", "LayerPlan", "LayerSurvey",
            "Linear", "Mesh", "OverlapGrid", "PairNamer", "Scaling", "SizeSweep", "SweepFit", "SweepSummary",
-           "allreduce", "bandwidth_thresholds", "barrier", "bcast", "breakpoints", "choose_contention_ranks", "comm_figure",
-           "contention", "contention_study", "crowding", "daxpy", "exchange", "gray", "group_layers", "growth_fit",
-           "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers", "measure_round", "measure_scaling",
-           "mesh_dims", "message_sizes", "node_order", "overlap", "overlap_flags", "pair_name", "pingpong",
-           "plan_layers", "plot_collectives", "plot_echo", "plot_layers", "plot_overlap", "plot_scaling", "predict",
-           "process_counts", "refinement_sizes", "regional_fit", "survey_layers", "vector_rate"]
+           "allreduce", "bandwidth_thresholds", "barrier", "bcast", "breakpoints", "choose_contention_ranks",
+           "comm_figure", "contention", "contention_study", "crowding", "daxpy", "exchange", "gray", "group_layers",
+           "growth_fit", "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers", "measure_round",
+           "measure_scaling", "mesh_dims", "message_sizes", "node_order", "overlap", "overlap_flags", "pair_name",
+           "pingpong", "plan_layers", "plot_collectives", "plot_echo", "plot_layers", "plot_overlap", "plot_scaling",
+           "predict", "process_counts", "refinement_sizes", "regional_fit", "survey_layers", "vector_rate"]
