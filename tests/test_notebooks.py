@@ -14,7 +14,8 @@ matplotlib = pytest.importorskip("matplotlib")
                                                       ("network.ipynb", "rat_nc", 2),
                                                       ("multibsp.ipynb", "ratios", 3),
                                                       ("report.ipynb", "ratios", 0),
-                                                      ("matrix.ipynb", "fits", 1)])
+                                                      ("matrix.ipynb", "fits", 1),
+                                                      ("mapping.ipynb", "mapping", 1)])
 def test_notebook_runs(name, produced, figures, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

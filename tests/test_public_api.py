@@ -7,7 +7,8 @@ import inspect
 import pytest
 
 PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.comm",
-            "hpcbench.comm.matrix", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report", "hpcbench.cli"]
+            "hpcbench.comm.matrix", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report",
+            "hpcbench.mapping", "hpcbench.cli"]
 
 
 def public(package):

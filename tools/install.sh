@@ -14,6 +14,8 @@ pkg-config --exists hwloc 2>/dev/null || need_apt+=(libhwloc-dev)
 command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
 # The report tests open the HTML report in headless Chromium (tests/headless.py).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# The mapping's tests compare with hwloc-distrib and draw fake topologies with lstopo.
+command -v hwloc-distrib >/dev/null 2>&1 || need_apt+=(hwloc)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "hpcbench install: installing Debian packages: ${need_apt[*]}"

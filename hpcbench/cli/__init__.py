@@ -1,10 +1,10 @@
-"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise}.
+"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map}.
 
 A thin layer over the API. Usage errors print one line and exit 2, on one
 rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
 _run.py runs benchmarks (its flags come from the registry, _options.py);
 _tools.py reads results and gives advice; _report.py writes the HTML report;
-_common.py holds what they share.
+_map.py maps processes onto cores; _common.py holds what they share.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import sys
 
 from .._version import __version__
 from ._common import Parser, UsageError
+from ._map import add_map_parser, cmd_map
 from ._options import add_run_parser
 from ._report import add_report_parser, cmd_report
 from ._run import cmd_run, parse_run
@@ -20,7 +21,7 @@ from ._tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list
 
 __all__ = ["UsageError", "build_parser", "main"]
 COMMANDS = {"run": cmd_run, "list": cmd_list, "show": cmd_show, "degr": cmd_degr, "config": cmd_config,
-            "advise": cmd_advise, "report": cmd_report}
+            "advise": cmd_advise, "report": cmd_report, "map": cmd_map}
 
 
 def build_parser() -> Parser:
@@ -31,6 +32,7 @@ def build_parser() -> Parser:
     add_run_parser(sub)
     add_tool_parsers(sub)
     add_report_parser(sub)
+    add_map_parser(sub)
     return parser
 
 

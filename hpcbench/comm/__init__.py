@@ -14,6 +14,7 @@ from ._benchmark import CommBenchmark
 from ._contention import CONTENTION_SIZES, ContentionRanks, choose_contention_ranks, contention_study
 from ._kernels import allreduce, barrier, bcast, contention, daxpy, exchange, pingpong
 from ._layerplan import LayerPlan, PairNamer, node_order, pair_name, plan_layers
+from ._layers import DEFAULT_TOLERANCE as LAYER_TOLERANCE
 from ._layers import LayerSurvey, group_layers, measure_layers, measure_round, survey_layers
 from ._mesh import Mesh, gray, hop_node, make_mesh, mesh_dims
 from ._models import (Linear, bandwidth_thresholds, breakpoints, hockney_fit, hop_fit, predict, refinement_sizes,
@@ -29,11 +30,11 @@ from ._sweep import SizeSweep, message_sizes
 BENCHMARK: Benchmark = CommBenchmark()
 
 __all__ = ["BENCHMARK", "CONTENTION_SIZES", "CommBenchmark", "CommDerived", "CommError", "CommOptions",
-           "CommParameters", "CommRaw", "CommRecord", "ContentionRanks", "LayerPlan", "LayerSurvey", "Linear", "Mesh",
-           "OverlapGrid", "PairNamer", "Scaling", "SizeSweep", "SweepFit", "SweepSummary", "allreduce",
-           "bandwidth_thresholds", "barrier", "bcast", "breakpoints", "choose_contention_ranks", "comm_figure",
-           "contention", "contention_study", "crowding", "daxpy", "exchange", "gray", "group_layers", "growth_fit",
-           "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers", "measure_round", "measure_scaling",
-           "mesh_dims", "message_sizes", "node_order", "overlap", "overlap_flags", "pair_name", "pingpong",
-           "plan_layers", "plot_collectives", "plot_echo", "plot_layers", "plot_overlap", "plot_scaling", "predict",
-           "process_counts", "refinement_sizes", "regional_fit", "survey_layers", "vector_rate"]
+           "CommParameters", "CommRaw", "CommRecord", "ContentionRanks", "LAYER_TOLERANCE", "LayerPlan", "LayerSurvey",
+           "Linear", "Mesh", "OverlapGrid", "PairNamer", "Scaling", "SizeSweep", "SweepFit", "SweepSummary",
+           "allreduce", "bandwidth_thresholds", "barrier", "bcast", "breakpoints", "choose_contention_ranks",
+           "comm_figure", "contention", "contention_study", "crowding", "daxpy", "exchange", "gray", "group_layers",
+           "growth_fit", "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers", "measure_round",
+           "measure_scaling", "mesh_dims", "message_sizes", "node_order", "overlap", "overlap_flags", "pair_name",
+           "pingpong", "plan_layers", "plot_collectives", "plot_echo", "plot_layers", "plot_overlap", "plot_scaling",
+           "predict", "process_counts", "refinement_sizes", "regional_fit", "survey_layers", "vector_rate"]

@@ -113,6 +113,12 @@ class Topology:
             "numa_nodes": [{"os_index": n.os_index, "memory": n.memory, "pus": list(n.pus)} for n in self.numa_nodes],
             "caches": [{"level": c.level, "kind": c.kind, "size": c.size, "line_size": c.line_size,
                         "associativity": c.associativity, "pus": list(c.pus)} for c in self.caches],
+            # Which PUs each package and core holds, PUs in hwloc's logical
+            # order: what a reader of the file (hpcbench.mapping) needs to
+            # rebuild the tree without hwloc.
+            "pu_order": [p.os_index for p in self.pus],
+            "package_pus": [list(o.pus) for o in self.packages],
+            "core_pus": [list(o.pus) for o in self.cores],
         }
 
     def __repr__(self):

@@ -1,0 +1,99 @@
+"""`map`: Servet's process mapping from a results file, written for a
+launcher (hpcbench.mapping)."""
+from __future__ import annotations
+
+import os
+import sys
+
+from .._argtypes import pu_list_arg
+from ..mapping import FORMATS, KINDS
+from ._common import UsageError
+
+
+def add_map_parser(sub) -> None:
+    p = sub.add_parser("map", help="map processes onto cores from measurements (Servet's weighted selection)",
+                       description="Choose the cores of N processes with Servet's weighted core selection over the "
+                                   "shared caches, memory overhead, communication layers and ratNC of the results, "
+                                   "and write the file and command line of a launcher (docs/mapping.md).")
+    p.add_argument("results", nargs="+", metavar="RESULTS.json",
+                   help="results file(s): node and network benchmarks may come from different runs")
+    p.add_argument("-n", "--nprocs", type=int, required=True, metavar="N", help="processes to map")
+    p.add_argument("--kind", required=True, choices=list(KINDS),
+                   help="memory-bound or communication-intensive code (switches the rules' weights)")
+    p.add_argument("--format", required=True, choices=FORMATS, dest="fmt",
+                   help="rankfile (Open MPI), srun (Slurm), hydra (MPICH) or list (rank, host, PU, why)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write the launcher file here and print the command line (default: the file to stdout, "
+                        "the command line to stderr)")
+    p.add_argument("--hosts", default=None, metavar="H1,H2,...",
+                   help="nodes to map onto, in order (default: the hosts of the results; nodes without records "
+                        "of their own are taken to be like the measured ones)")
+    p.add_argument("--pus", type=pu_list_arg, default=None, metavar="LIST",
+                   help="OS indexes of the PUs the job may use on every node, e.g. 0-5,8-13 (default all)")
+    p.add_argument("--topology", default=None, metavar="XML",
+                   help="the nodes' hwloc topology (lstopo file.xml; default: the one in the results)")
+    p.add_argument("--program", default=None, metavar="CMD",
+                   help="the program and its arguments, for the printed command line")
+
+
+def _is_results_file(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and b'"hpcbench-results"' in head
+
+
+def _check_output(path: str, inputs: list) -> None:
+    if not path.strip():
+        raise ValueError("-o must name a file")
+    if os.path.isdir(path):
+        raise ValueError(f"-o {path} is a directory")
+    if os.path.exists(path) and (any(os.path.exists(r) and os.path.samefile(path, r) for r in inputs)
+                                 or _is_results_file(path)):
+        raise ValueError(f"-o {path} is a results file; it is not overwritten")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"-o {path}: no such directory {folder}")
+
+
+def cmd_map(args) -> int:
+    from .._atomic import atomic_write_text
+    from .._results import ResultsError
+    from ..mapping import launch, map_processes
+    from ..topology import Topology
+
+    try:
+        if args.output is not None:
+            _check_output(args.output, args.results)
+        hosts = None
+        if args.hosts is not None:
+            hosts = [h.strip() for h in args.hosts.split(",")]
+        topology = Topology.from_xml(args.topology) if args.topology is not None else None
+        mapping = map_processes(args.results, args.nprocs, args.kind, hosts=hosts, pus=args.pus, topology=topology)
+        kwargs = {"program": args.program} if args.program else {}
+        plan = launch(mapping, args.fmt, args.output, **kwargs)
+        if args.output is not None:
+            try:
+                atomic_write_text(args.output, plan.text)
+            except OSError as e:
+                raise ValueError(f"cannot write {args.output}: {e.strerror or e}") from None
+    except (ResultsError, ValueError) as e:
+        raise UsageError(f"hpcbench map: {e}") from None
+    if args.output is None:
+        sys.stdout.write(plan.text)
+        if plan.command:
+            print(f"hpcbench map: save the above as {plan.path} and run: {plan.command}", file=sys.stderr)
+    else:
+        counts = mapping.counts()
+        print(f"# {args.output}: {mapping.nprocs} processes on {len(counts)} node(s) "
+              f"({', '.join(f'{h}: {k}' for h, k in counts.items())})")
+        if plan.command:
+            print(plan.command)
+    if mapping.per_node is not None and mapping.per_node.fewer_is_faster:
+        k = mapping.per_node.per_node
+        said = f"{k} processes per node are" if k > 1 else "1 process per node is"
+        print(f"hpcbench map: note: ratNC says {said} fastest for a network-bound code: {mapping.per_node.reason}",
+              file=sys.stderr)
+    return 0

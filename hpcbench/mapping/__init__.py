@@ -1,0 +1,22 @@
+"""Process mapping from measurements (Servet 3.0, sections 3, 4.2 and 6.2;
+Servet 2010, section V): Servet's weighted core selection over the shared
+caches, memory-access overhead, communication layers and ratNC a results
+file holds, the launcher files that apply it (Open MPI rankfile, Slurm
+srun, MPICH hydra) and the figure of the chosen cores.
+
+    mapping = map_processes("results.json", 16, "memory")
+    print(launch(mapping, "rankfile").command)
+
+A decision, not a benchmark: it reads the typed records (hpcbench.load)
+and never measures. See docs/mapping.md.
+"""
+from ._advice import advise_per_node
+from ._launch import FORMATS, Launch, launch
+from ._plot import mapping_figure, plot_mapping
+from ._result import (Choice, MappedNode, NodeLevels, PerNodeAdvice, ProcessMapping, RuleSource, RuleUpdate)
+from ._select import map_processes
+from ._weights import KINDS, Weights, weights_for
+
+__all__ = ["FORMATS", "KINDS", "Choice", "Launch", "MappedNode", "NodeLevels", "PerNodeAdvice", "ProcessMapping",
+           "RuleSource", "RuleUpdate", "Weights", "advise_per_node", "launch", "map_processes", "mapping_figure",
+           "plot_mapping", "weights_for"]

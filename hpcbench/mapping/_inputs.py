@@ -1,0 +1,285 @@
+"""What the rules read, gathered from one or more results files: for every
+node, the groups of rule 1 (shared caches) and rule 2 (memory-access
+overhead) and rule 3's latencies; for the job, ratNC. Nothing is measured
+here.
+
+Each rule takes the node's own finished record; a node without one takes
+the record of the first node that has it (nodes are assumed alike, as
+Servet does, and as `comm` does when it names layers); with no record at
+all, hwloc's tree stands in. Every choice is stated in a Source.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._format import groups_text
+from ..comm import LAYER_TOLERANCE
+from .._results import Results, load
+from ..topology import Topology
+from ._latency import CommLatencies, NodeLatency, comm_latencies, measured, stand_in
+from ._tree import NodeTree, partition, tree_from_summary
+
+#: What map_processes reads: a Results, a results file's path, or several.
+ResultsLike = Results | str | os.PathLike | Sequence[Results | str | os.PathLike]
+
+#: The record each rule reads, in rule order.
+RECORDS = {"rule 1": "shared-caches", "rule 2": "memory", "rule 3": "comm", "network": "network-access"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one rule's input came from on one node."""
+    rule: str
+    kind: str           #: "measured", "hwloc" or "not applied"
+    detail: str
+
+
+@dataclass
+class NodeInputs:
+    """The rules' inputs on one node. Nodes built from the same records
+    share `key` (the rules cache their updates by it)."""
+    host: str
+    key: int
+    tree: NodeTree
+    caches: list                #: Partitions, rule 1 (one per cache level)
+    memory: list                #: Partitions, rule 2 (one per overhead level)
+    latency: NodeLatency        #: rule 3 within the node
+    sources: list               #: Source per rule
+
+
+@dataclass
+class Inputs:
+    """Everything the selection needs."""
+    nodes: list                 #: NodeInputs, in mapping order
+    allowed: list               #: per node, a bool mask of the PUs the job may use
+    between: float              #: latency between two nodes (same unit as the nodes' latencies)
+    latency_max: float          #: the largest latency in the system being mapped
+    tolerance: float            #: rule 3 applies below (1 - tolerance) x latency_max
+    latency_unit: str           #: "s" or "relative"
+    rat_nc: dict                #: processes per node -> ratNC; empty when not measured
+    network: Source
+    notes: list = field(default_factory=list)
+
+
+def as_results(results: ResultsLike) -> list:
+    """One Results or a path, or a sequence of them, as a list of Results
+    (a path is read with hpcbench.load: ResultsError if it cannot be)."""
+    items = [results] if isinstance(results, (Results, str, os.PathLike)) else list(results)
+    if not items:
+        raise ValueError("give at least one results file")
+    out = []
+    for item in items:
+        if isinstance(item, Results):
+            out.append(item)
+        elif isinstance(item, (str, os.PathLike)):
+            out.append(load(os.fspath(item)))
+        else:
+            raise ValueError(f"results must be hpcbench.Results or paths of results files, got {type(item).__name__}")
+    return out
+
+
+def _finished(files: list, name: str) -> list:
+    return [r for res in files for r in res.benchmarks if r.name == name and r.ok]
+
+
+def _by_host(records: list) -> dict:
+    """The first finished record of each node."""
+    out: dict = {}
+    for r in records:
+        out.setdefault(r.node or "?", r)
+    return out
+
+
+def _topology(files: list, topology) -> dict:
+    if topology is not None:
+        if isinstance(topology, Topology):
+            return topology.summary()
+        if isinstance(topology, dict):
+            return topology
+        raise ValueError(f"topology must be an hpcbench Topology or its summary, got {type(topology).__name__}")
+    for res in files:
+        summary = res.context.get("topology")
+        if isinstance(summary, dict) and summary:
+            return summary
+    raise ValueError("the results hold no hwloc topology (context.topology) and none was given")
+
+
+def _hosts(files: list, hosts, node_records: list) -> list:
+    if hosts is not None:
+        hosts = [hosts] if isinstance(hosts, str) else list(hosts)
+        bad = [h for h in hosts if not isinstance(h, str) or not h.strip() or any(c.isspace() for c in h)]
+        if bad or not hosts:
+            raise ValueError(f"hosts must be non-empty names without spaces, got {bad[0] if bad else hosts!r}")
+        if len(set(hosts)) != len(hosts):
+            raise ValueError(f"hosts must not repeat, got {', '.join(hosts)}")
+        return hosts
+    found: list = []
+    for res in files:
+        for h in res.context.get("hosts") or []:
+            if h not in found:
+                found.append(h)
+    for r in node_records:
+        if r.node and r.node not in found:
+            found.append(r.node)
+    if not found:
+        raise ValueError("the results name no host (context.hosts); give the hosts to map onto")
+    return found
+
+
+def _allowed(tree: NodeTree, pus) -> np.ndarray:
+    if pus is None:
+        return np.ones(len(tree.pus), dtype=bool)
+    wanted = sorted({int(p) for p in pus})
+    unknown = [p for p in wanted if p not in tree.index]
+    if unknown or not wanted:
+        raise ValueError(f"the PUs to use must be PUs of the nodes ({groups_text([list(tree.pus)])}), "
+                         f"got {unknown[0] if unknown else 'none'}")
+    mask = np.zeros(len(tree.pus), dtype=bool)
+    mask[[tree.index[p] for p in wanted]] = True
+    return mask
+
+
+def _pick(own: dict, host: str, order: list):
+    """The node's own record, else the first node's that has one."""
+    if host in own:
+        return own[host], None
+    for h in order + sorted(own):
+        if h in own:
+            return own[h], h
+    return None, None
+
+
+def _cache_rule(tree: NodeTree, rec) -> tuple:
+    """Rule 1's partitions (one per cache level) and what to say about them
+    (after where the record came from)."""
+    if rec is None:
+        parts = [tree.caches[k] for k in sorted(tree.caches)]
+        return parts, f"no shared-caches record: hwloc's caches ({', '.join(p.name for p in parts) or 'none'})"
+    measured_pus = set(rec.parameters.pus)
+    rest = [int(p) for p in tree.pus if int(p) not in measured_pus]
+    parts, said = [], []
+    for lv in rec.derived.levels:
+        groups = lv.groups if lv.decidable else lv.hwloc_groups
+        hw = tree.caches.get(lv.level)
+        extra = [[p for p in g if p in rest] for g in hw.groups] if hw is not None else []
+        parts.append(partition(f"L{lv.level}", list(groups) + extra, tree.index))
+        if not lv.decidable:
+            said.append(f"L{lv.level} undecidable, hwloc's groups")
+    for level in sorted(set(tree.caches) - {lv.level for lv in rec.derived.levels}):
+        parts.append(tree.caches[level])
+        said.append(f"L{level} not measured, hwloc's groups")
+    if rest:
+        said.append(f"PUs {groups_text([rest])} not measured, hwloc's groups")
+    return parts, "; ".join(said)
+
+
+def _memory_rule(tree: NodeTree, rec) -> tuple:
+    """Rule 2's partitions (one per overhead level) and what to say."""
+    if rec is None:
+        parts = [tree.numa] if tree.numa is not None else []
+        return parts, "no memory record: the cores of a NUMA node are taken to share its memory controller (hwloc)"
+    levels = rec.derived.overhead.levels
+    parts = [partition(f"bandwidth x{lv.relative:.2f}", lv.groups, tree.index) for lv in levels]
+    said = [] if levels else ["no memory-access overhead measured"]
+    missing = [int(p) for p in tree.pus if int(p) not in set(rec.parameters.pus)]
+    if missing:
+        said.append(f"PUs {groups_text([missing])} not measured: no overhead assumed for them")
+    return parts, "; ".join(said)
+
+
+def _reference(comm: CommLatencies | None) -> float:
+    """What hwloc's stand-in is relative to: the latency between nodes,
+    else the largest measured within a node (other nodes then count as the
+    farthest), else 1 (relative units)."""
+    if comm is not None and comm.between is not None:
+        return comm.between
+    if comm is not None and comm.intra:
+        return max(v for pairs in comm.intra.values() for v in pairs.values())
+    return 1.0
+
+
+def _latency_rule(tree: NodeTree, comm: CommLatencies | None, origin: str | None) -> NodeLatency:
+    if comm is not None and origin is not None:
+        model = measured(tree, comm.intra[origin], comm.between, origin)
+        if model is not None:
+            return model
+    return stand_in(tree, _reference(comm))
+
+
+def _source(rule: str, record: str, host: str, rec, borrowed: str | None, said: str) -> Source:
+    if rec is None:
+        return Source(rule, "hwloc", said)
+    where = f"{record} on {borrowed} (nodes assumed alike)" if borrowed else f"{record} on {host}"
+    return Source(rule, "measured", f"{where}; {said}" if said else where)
+
+
+def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Sequence[int] | None = None,
+            topology: Topology | dict | None = None) -> Inputs:
+    """The rules' inputs for the nodes `hosts` (default: every host the
+    results name), each restricted to `pus` if given. ValueError (one line)
+    when nothing usable is there."""
+    files = as_results(results)
+    found = {name: _finished(files, name) for name in RECORDS.values()}
+    if not any(found.values()):
+        raise ValueError("the results hold none of the records the mapping reads (finished "
+                         f"{', '.join(RECORDS.values())}): run some of them first")
+    summary = _topology(files, topology)
+    tree = tree_from_summary(summary)
+    hosts = _hosts(files, hosts, found["shared-caches"] + found["memory"])
+    shared, memory = _by_host(found["shared-caches"]), _by_host(found["memory"])
+    comm = comm_latencies(found["comm"][0]) if found["comm"] else None
+    notes: list = []
+    if comm is not None and comm.unbound_pairs:
+        notes.append(f"comm: {comm.unbound_pairs} pair(s) of ranks on one node were not both bound to one PU; "
+                     "their latencies give no core-to-core figure")
+
+    nodes: list = []
+    built: dict = {}
+    for host in hosts:
+        s_rec, s_from = _pick(shared, host, hosts)
+        m_rec, m_from = _pick(memory, host, hosts)
+        l_rec, l_from = _pick(comm.intra, host, hosts) if comm is not None else (None, None)
+        origin = (host if l_rec is not None and l_from is None else l_from)
+        key = (id(s_rec), id(m_rec), origin)
+        if key not in built:
+            caches, s_said = _cache_rule(tree, s_rec)
+            mem, m_said = _memory_rule(tree, m_rec)
+            built[key] = (len(built), caches, s_said, mem, m_said, _latency_rule(tree, comm, origin))
+        number, caches, s_said, mem, m_said, lat = built[key]
+        if lat.source == "measured":
+            l_src = _source("rule 3", "comm", host, l_rec, l_from, "")
+        else:
+            why = "no comm record" if comm is None else \
+                "the comm record has no pair of ranks bound to one PU each on a node like this one"
+            l_src = Source("rule 3", "hwloc", f"{why}: {lat.detail}")
+        sources = [_source("rule 1", "shared-caches", host, s_rec, s_from, s_said),
+                   _source("rule 2", "memory", host, m_rec, m_from, m_said), l_src]
+        nodes.append(NodeInputs(host, number, tree, caches, mem, lat, sources))
+
+    intra_max = max(float(np.nanmax(n.latency.values())) for n in nodes)
+    if comm is not None and comm.between is not None:
+        between = comm.between
+    else:
+        between = max(intra_max, _reference(comm))
+        if comm is not None and len(hosts) > 1:
+            notes.append("comm: no pair of ranks on different nodes was measured; other nodes are taken as the "
+                         "farthest (rule 3 promotes none of their cores)")
+    latency_max = max(intra_max, between) if len(hosts) > 1 else intra_max
+    unit = "s" if comm is not None and (comm.intra or comm.between is not None) else "relative"
+
+    rat_nc: dict = {}
+    access = found["network-access"]
+    if access:
+        rat_nc = access[0].derived.ratios()
+        network = Source("network", "measured", "ratNC " + ", ".join(f"[{k}] {v:.2f}" for k, v in sorted(
+            rat_nc.items())) + f" (network-access, {access[0].derived.total} processes)")
+    else:
+        network = Source("network", "not applied", "no network-access record: the network rule is not applied "
+                                                   "(hwloc does not see the network)")
+    allowed = [_allowed(n.tree, pus) for n in nodes]
+    tolerance = comm.tolerance if comm is not None else float(LAYER_TOLERANCE)
+    return Inputs(nodes, allowed, between, latency_max, tolerance, unit, rat_nc, network, notes)
