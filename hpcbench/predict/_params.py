@@ -1,0 +1,123 @@
+"""The parameters of a wavefront code (Hammond et al. 2009, Table 1), the
+one description the model, the real kernel and the simulator share.
+
+Layout, as Table 2 reads: the Nx x Ny x Nz grid is cut over an m x n array
+of processes, m rows (y is cut into m) by n columns (x is cut into n), so
+each process holds Nx/n x Ny/m cells per plane (r1b) and the whole z
+column. Process (i, j), column i = 0..n-1 from the west, row j = 0..m-1
+from the south, is rank j * n + i: rank 0 bottom left, as Figure 3 draws.
+An east-west face is Ny/m cells of H_tile planes and every angle; a
+north-south face is Nx/n cells (Table 1's message sizes, 8 bytes a value).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+BYTES_PER_VALUE = 8     # doubles, as Table 1's "8 H_tile x #angles x ..."
+
+
+class ParameterError(ValueError):
+    """Wavefront parameters that describe no run; the message is one line."""
+
+
+@dataclass(frozen=True)
+class WavefrontParams:
+    """Table 1's parameters. wg and wg_pre are seconds per cell (all angles
+    of a cell: what one process spends on it), measured on the machine."""
+
+    nx: int
+    ny: int
+    nz: int
+    m: int                       #: process rows (y is cut into m)
+    n: int                       #: process columns (x is cut into n)
+    wg: float = 0.0              #: W_g: seconds of work per cell
+    wg_pre: float = 0.0          #: W_g,pre: seconds per cell before the kernel (0 in Chimaera)
+    h_tile: int = 1              #: H_tile: planes per tile
+    angles: int = 6              #: angles per cell (the faces carry one value per angle)
+    n_sweeps: int = 8
+    n_full: int = 4
+    n_diag: int = 2
+    t_nonwavefront: float = 0.0  #: seconds per iteration outside the sweeps
+
+    def __post_init__(self) -> None:
+        for name in ("nx", "ny", "nz", "m", "n", "h_tile", "angles", "n_sweeps"):
+            if int(getattr(self, name)) < 1:
+                raise ParameterError(f"{name} must be a positive whole number, got {getattr(self, name)}")
+        for name in ("n_full", "n_diag"):
+            if int(getattr(self, name)) < 0:
+                raise ParameterError(f"{name} must not be negative, got {getattr(self, name)}")
+        for name in ("wg", "wg_pre", "t_nonwavefront"):
+            value = float(getattr(self, name))
+            if not value >= 0.0 or value == float("inf"):
+                raise ParameterError(f"{name} must be a finite time >= 0 seconds, got {value}")
+        if self.nx % self.n:
+            raise ParameterError(f"the {self.m}x{self.n} process array does not divide the grid: "
+                                 f"Nx = {self.nx} is not a multiple of n = {self.n} columns")
+        if self.ny % self.m:
+            raise ParameterError(f"the {self.m}x{self.n} process array does not divide the grid: "
+                                 f"Ny = {self.ny} is not a multiple of m = {self.m} rows")
+        if self.nz % self.h_tile:
+            raise ParameterError(f"H_tile = {self.h_tile} does not divide Nz = {self.nz}")
+
+    @property
+    def nranks(self) -> int:
+        return self.m * self.n
+
+    @property
+    def cells_x(self) -> int:
+        """Nx/n: cells of a process along x."""
+        return self.nx // self.n
+
+    @property
+    def cells_y(self) -> int:
+        """Ny/m: cells of a process along y."""
+        return self.ny // self.m
+
+    @property
+    def tiles(self) -> int:
+        """Nz/H_tile: tiles in a process's stack."""
+        return self.nz // self.h_tile
+
+    @property
+    def message_ew(self) -> int:
+        """Bytes of an east-west face: 8 H_tile x angles x Ny/m (Table 1)."""
+        return BYTES_PER_VALUE * self.h_tile * self.angles * self.cells_y
+
+    @property
+    def message_ns(self) -> int:
+        """Bytes of a north-south face: 8 H_tile x angles x Nx/n (Table 1)."""
+        return BYTES_PER_VALUE * self.h_tile * self.angles * self.cells_x
+
+    def rank(self, i: int, j: int) -> int:
+        """The rank of process column i, row j (0-based; rank 0 bottom left)."""
+        return j * self.n + i
+
+    def with_(self, **changes) -> WavefrontParams:
+        """A copy with some fields changed (checked again)."""
+        return replace(self, **changes)
+
+
+def parse_grid(text: str) -> tuple[int, int, int]:
+    """'NXxNYxNZ' (or one number for a cube) -> (nx, ny, nz); ParameterError otherwise."""
+    parts = str(text).lower().split("x")
+    if len(parts) == 1:
+        parts = parts * 3
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 3 or min(values) < 1:
+        raise ParameterError(f"a grid is NXxNYxNZ with three positive whole numbers (or one for a cube), got {text!r}")
+    return values[0], values[1], values[2]
+
+
+def parse_procs(text: str) -> tuple[int, int]:
+    """'MxN' -> (m rows, n columns); ParameterError otherwise."""
+    parts = str(text).lower().split("x")
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 2 or min(values) < 1:
+        raise ParameterError(f"a process array is MxN (rows x columns), two positive whole numbers, got {text!r}")
+    return values[0], values[1]
