@@ -8,12 +8,34 @@ column. Process (i, j), column i = 0..n-1 from the west, row j = 0..m-1
 from the south, is rank j * n + i: rank 0 bottom left, as Figure 3 draws.
 An east-west face is Ny/m cells of H_tile planes and every angle; a
 north-south face is Nx/n cells (Table 1's message sizes, 8 bytes a value).
+
+The eight sweeps (SWEEP_ORDER) start from the corners in an order that
+gives Chimaera's n_full = 4 and n_diag = 2 (section 4.1: sweep 2 starts top
+right, sweep 3 bottom right, and the pairs 2-3 and 6-7 overlap): a sweep
+that starts where the last one started follows it at once, one that starts
+at a neighbouring corner waits for a diagonal fill, one at the opposite
+corner for a full fill, and the last sweep's full fill ends the iteration.
+Each corner sweeps twice, once up and once down in z.
+
+What every process does for every tile of a sweep, in this order (Table
+2, r4; the real kernel, the model and the simulated program all follow
+it): receive the face from the upstream x neighbour, receive the face from
+the upstream y neighbour, compute the tile, send the face to the downstream
+x neighbour, send the face to the downstream y neighbour. Sends are eager
+(the sender does not wait for the receiver): a message sent at s arrives at
+s + t_send and is received in t_recv after it arrived and was asked for, so
+Table 2's Total_comm = t_send + t_recv.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 BYTES_PER_VALUE = 8     # doubles, as Table 1's "8 H_tile x #angles x ..."
+
+#: The eight sweeps of an iteration: (starts east?, starts north?, z upward?).
+#: Corners: SW, NE, SE, SE, NW, NW, SW, NE (see the module docstring).
+SWEEP_ORDER = ((False, False, True), (True, True, True), (True, False, True), (True, False, False),
+               (False, True, True), (False, True, False), (False, False, False), (True, True, False))
 
 
 class ParameterError(ValueError):
