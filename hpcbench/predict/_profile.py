@@ -108,7 +108,9 @@ class NetworkProfile:
             self._regions(cls)
 
     # -- editing -------------------------------------------------------
-    def scaled(self, latency: float = 1.0, bandwidth: float = 1.0, classes: Iterable[str] | None = None) -> NetworkProfile:
+    def scaled(
+        self, latency: float = 1.0, bandwidth: float = 1.0, classes: Iterable[str] | None = None
+    ) -> NetworkProfile:
         """A copy with every latency multiplied by `latency` and every
         bandwidth by `bandwidth` (only in `classes`, if given)."""
         if not (latency >= 0 and math.isfinite(latency)):
