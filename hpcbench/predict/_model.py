@@ -76,8 +76,9 @@ class WavefrontPrediction:
     computes the same W, so every path through the array holds the same
     compute). `communication` is the rest of the wavefront part,
     time - t_nonwavefront - compute: messages on the critical path.
-    `start[j-1, i-1]` is Start P_{i,j} (row j, column i; rank (j-1)*n+i-1);
-    `stack_rank` is the rank whose stack is T_stack."""
+    `start[j-1, i-1]` is Start P_{i,j} (row j, column i; rank (j-1)*n+i-1),
+    `stacks[j-1, i-1]` that process's own r4; `stack_rank` is the rank whose
+    stack is T_stack (the largest)."""
 
     time: float                 #: r5: seconds per iteration
     t_diagfill: float           #: r3a
@@ -89,6 +90,7 @@ class WavefrontPrediction:
     communication: float        #: time - t_nonwavefront - compute
     t_nonwavefront: float       #: seconds per iteration outside the sweeps
     start: np.ndarray           #: (m, n): Start P_{i,j} at [j-1, i-1]
+    stacks: np.ndarray          #: (m, n): r4 of P_{i,j} with its own neighbours, at [j-1, i-1]
     stack_rank: int             #: the rank whose stack is T_stack
 
 
@@ -115,11 +117,12 @@ def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Place
             + params.t_nonwavefront)                 # r5
     compute = (params.n_diag * (w_pre + (m - 1) * w) + params.n_full * (w_pre + (m + n - 2) * w)
                + params.n_sweeps * ((w + w_pre) * params.tiles - w_pre))
-    start.flags.writeable = False
+    start.flags.writeable = stacks.flags.writeable = False
     return WavefrontPrediction(time=time, t_diagfill=t_diagfill, t_fullfill=t_fullfill, t_stack=t_stack,
                                w=w, w_pre=w_pre, compute=compute,
                                communication=time - params.t_nonwavefront - compute,
-                               t_nonwavefront=params.t_nonwavefront, start=start, stack_rank=stack_rank)
+                               t_nonwavefront=params.t_nonwavefront, start=start, stacks=stacks,
+                               stack_rank=stack_rank)
 
 
 @dataclass(frozen=True)
