@@ -30,8 +30,9 @@ def slim(node):
     return node
 
 
+# Results files only: docs/examples also holds inputs such as francesca-profile.json.
 EXAMPLES = {os.path.basename(p): json.load(open(p))
-            for p in sorted(glob.glob(os.path.join(HERE, "..", "docs", "examples", "*.json")))}
+            for p in sorted(glob.glob(os.path.join(HERE, "..", "docs", "examples", "*-example.json")))}
 SLIM = {name: slim(data) if name == "comm-example.json" else data for name, data in EXAMPLES.items()}
 MUTANTS = int(os.environ.get("HPCBENCH_FUZZ_MUTANTS", "500"))   # more for a long hunt
 SEED = int(os.environ.get("HPCBENCH_FUZZ_SEED", "20261123"))

@@ -19,7 +19,8 @@ from hpcbench._results import record_from_dict
 from hpcbench._show import summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLES = sorted(glob.glob(os.path.join(HERE, "..", "docs", "examples", "*.json")))
+# Results files only: docs/examples also holds inputs such as francesca-profile.json.
+EXAMPLES = sorted(glob.glob(os.path.join(HERE, "..", "docs", "examples", "*-example.json")))
 
 
 def golden_path(example: str) -> str:

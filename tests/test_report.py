@@ -39,7 +39,8 @@ from htmlcheck import html_errors
 matplotlib = pytest.importorskip("matplotlib")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "docs", "examples", "*.json")))
+# Results files only: docs/examples also holds inputs such as francesca-profile.json.
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "docs", "examples", "*-example.json")))
 SCREENSHOTS = os.path.join(ROOT, "build", "report-screenshots")
 #: Benchmarks whose records this branch taught the report to explain.
 EXPLAINED = {"cache", "shared-caches", "memory", "multibsp", "comm", "distance", "network-access", "matrix"}
