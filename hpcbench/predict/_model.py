@@ -36,9 +36,17 @@ message costs its sender t_send and its receiver t_recv):
   Send_E on column n; a term whose predecessor does not exist (column 1 has
   no P_{i-1,j}, row 1 no P_{i,j-1}) drops out of the max.
 
-With these meanings r2b is exactly when P_{i,j} starts computing its first
-tile, and Start P_{i,j} - W_pre is the longest path to P_{i,j} through the
-array, each step east or north costing its term above.
+With these meanings, and eager sends, r2b is exactly when P_{i,j} starts
+computing its first tile (its W_pre, if any, done while it waits for the
+faces), and Start P_{i,j} - W_pre is the longest path to P_{i,j} through the
+array, each step east or north costing its term above. Under blocking sends
+(the replay's semantics) a send also waits for its receiver, which r2b does
+not count: the model is then a lower bound of the first tile's start.
+
+r5 takes every sweep to cost what the sweep from P_{1,1} costs: with one
+class everywhere all corners are alike; a placement whose classes are not
+mirror-symmetric (node fill with n not a multiple of the ranks per node)
+makes the other corners' sweeps differ slightly, which r5 does not see.
 
 r4 when neighbours differ: each process's stack is r4 with its own four
 terms (Receive_W and Receive_N from its upstream pairs, Send_E and Send_S to
