@@ -39,9 +39,11 @@ message costs its sender t_send and its receiver t_recv):
 With these meanings, and eager sends, r2b is exactly when P_{i,j} starts
 computing its first tile (its W_pre, if any, done while it waits for the
 faces), and Start P_{i,j} - W_pre is the longest path to P_{i,j} through the
-array, each step east or north costing its term above. Under blocking sends
-(the replay's semantics) a send also waits for its receiver, which r2b does
-not count: the model is then a lower bound of the first tile's start.
+array, each step east or north costing its term above. Under the replay's
+blocking semantics (a transfer starts when both sides are there, the
+receiver busy t_recv from then, the sender t_send) a sender also waits for
+its receiver and a receiver does not wait for t_send, so r2b and a replay
+agree only approximately; neither bounds the other in general.
 
 r5 takes every sweep to cost what the sweep from P_{1,1} costs: with one
 class everywhere all corners are alike; a placement whose classes are not
