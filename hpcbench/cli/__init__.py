@@ -44,9 +44,9 @@ def _is_rank_zero() -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (default sys.argv[1:]); returns the exit
     status: 0, 1 when a benchmark failed, 2 for usage errors."""
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        parser = build_parser()
         # `run` starts MPI first, so that every rank takes part in agreeing
         # on the command line (a usage error on one rank stops them all).
         args = parse_run(parser, argv) if argv[:1] == ["run"] else parser.parse_args(argv)
