@@ -1,10 +1,11 @@
-"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map}.
+"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map,predict}.
 
 A thin layer over the API. Usage errors print one line and exit 2, on one
 rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
 _run.py runs benchmarks (its flags come from the registry, _options.py);
 _tools.py reads results and gives advice; _report.py writes the HTML report;
-_map.py maps processes onto cores; _common.py holds what they share.
+_map.py maps processes onto cores; _predict.py predicts run times (Hammond et al.);
+_common.py holds what they share.
 """
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from .._version import __version__
 from ._common import Parser, UsageError
 from ._map import add_map_parser, cmd_map
 from ._options import add_run_parser
+from ._predict import add_predict_parser, cmd_predict
 from ._report import add_report_parser, cmd_report
 from ._run import cmd_run, parse_run
 from ._tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list, cmd_show
 
 __all__ = ["UsageError", "build_parser", "main"]
 COMMANDS = {"run": cmd_run, "list": cmd_list, "show": cmd_show, "degr": cmd_degr, "config": cmd_config,
-            "advise": cmd_advise, "report": cmd_report, "map": cmd_map}
+            "advise": cmd_advise, "report": cmd_report, "map": cmd_map, "predict": cmd_predict}
 
 
 def build_parser() -> Parser:
@@ -33,6 +35,7 @@ def build_parser() -> Parser:
     add_tool_parsers(sub)
     add_report_parser(sub)
     add_map_parser(sub)
+    add_predict_parser(sub)
     return parser
 
 

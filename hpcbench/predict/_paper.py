@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._model import WavefrontPrediction, wavefront
-from ._params import WavefrontParams
+from ._params import WavefrontParams, square_array
 from ._placement import Placement, PlacementError
 from ._profile import NetworkProfile
 
@@ -65,12 +65,6 @@ def node_fill(nranks: int, packages: int = PACKAGES, cores: int = CORES) -> Plac
     package = r // cores                  # ids unique across the machine
     return Placement(node=r // (packages * cores), package=package, cache=package,
                      bound=np.ones(nranks, bool), source=f"node fill, {packages} packages x {cores} cores a node")
-
-
-def square_array(cores: int) -> tuple[int, int]:
-    """The most square m x n with m * n = cores and m <= n."""
-    m = max(d for d in range(1, math.isqrt(cores) + 1) if cores % d == 0)
-    return m, cores // m
 
 
 def run_params(cores: int, edge: int, wg: float, angles: int) -> WavefrontParams:

@@ -28,6 +28,7 @@ Table 2's Total_comm = t_send + t_recv.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 BYTES_PER_VALUE = 8     # doubles, as Table 1's "8 H_tile x #angles x ..."
@@ -117,6 +118,16 @@ class WavefrontParams:
     def with_(self, **changes) -> WavefrontParams:
         """A copy with some fields changed (checked again)."""
         return replace(self, **changes)
+
+
+def square_array(count: int) -> tuple[int, int]:
+    """The most square process array of `count` processes: (m rows, n
+    columns) with m * n = count and m <= n (so the ranks a node holds in
+    node-fill order sit side by side in a row)."""
+    if int(count) != count or count < 1:
+        raise ParameterError(f"a process count must be a positive whole number, got {count!r}")
+    m = max(d for d in range(1, math.isqrt(int(count)) + 1) if count % d == 0)
+    return m, int(count) // m
 
 
 def parse_grid(text: str) -> tuple[int, int, int]:

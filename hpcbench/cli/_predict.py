@@ -1,0 +1,329 @@
+"""`predict wavefront`: Hammond et al.'s plug-and-play model (and, with
+--simulate, the discrete-event replay) of a wavefront code on the measured
+machine; with --measure, the real kernel run under the current mpiexec
+beside the prediction (docs/predict.md, docs/simulate.md).
+
+Every rank of an mpiexec job parses the same command line and builds the
+same inputs; whatever can fail before the ranks work together is agreed
+first (cli/_agree.py), so bad input is one line from rank 0 and exit 2 on
+every rank, never a hang. Only rank 0 prints and writes files.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ._common import UsageError
+
+_NAME = "hpcbench predict"
+
+
+def add_predict_parser(sub) -> None:
+    p = sub.add_parser("predict", help="predict run times from measurements (Hammond et al. 2009)",
+                       description="Predict the run time of a code from a results file's network profile.")
+    codes = p.add_subparsers(dest="code", metavar="CODE", parser_class=type(p))
+    wf = codes.add_parser(
+        "wavefront", help="a Chimaera-like wavefront code: model, simulation, measurement",
+        description="Predict one iteration of a wavefront code (Table 2 of Hammond et al. 2009) from the network "
+                    "profile of a comm results file and W_g measured here; --simulate replays it event by event "
+                    "(per-rank breakdown), --measure runs the real kernel under this mpiexec and compares.")
+    source = wf.add_argument_group("the machine")
+    source.add_argument("--results", metavar="RESULTS.json",
+                        help="a results file with comm records: the network profile (and the machine, for --alloc)")
+    source.add_argument("--profile", metavar="TABLE.json",
+                        help="a network profile table instead (docs/examples/francesca-profile.json is Table 3)")
+    source.add_argument("--machine", metavar="NODESxPACKAGESxCORES",
+                        help="the machine ranks are allocated on (default: the results file's hosts and topology)")
+    source.add_argument("--alloc", default=None, metavar="STRATEGY",
+                        help="round-robin, node-fill or processor-fill (section 7); default: the job's own "
+                             "placement under mpiexec with M*N ranks, node-fill otherwise")
+    code = wf.add_argument_group("the code (Table 1)")
+    code.add_argument("--grid", required=True, metavar="NXxNYxNZ", help="the grid (one number for a cube)")
+    code.add_argument("--procs", required=True, metavar="MxN", help="process array: M rows (y) x N columns (x)")
+    code.add_argument("--h-tile", type=int, default=1, metavar="K", help="planes per tile (default 1)")
+    code.add_argument("--angles", type=int, default=6, metavar="A", help="angles per cell (default 6)")
+    code.add_argument("--wg", type=float, default=None, metavar="SECONDS",
+                      help="W_g, seconds per cell (default: measured here with the real kernel's cells)")
+    code.add_argument("--work", type=int, default=None, metavar="ROUNDS",
+                      help="the real kernel's cost per cell and angle (default 1)")
+    what = wf.add_argument_group("what to do")
+    what.add_argument("--what-if", default="", metavar="K=V,...",
+                      help="latency=+25%%,bandwidth=-10%%,core-speed=+20%%,cores-per-node=x2,contention=table5")
+    what.add_argument("--simulate", action="store_true", help="also replay the run event by event (per rank)")
+    what.add_argument("--sweep", default=None, metavar="P1,P2,...",
+                      help="predict for these process counts too (most square arrays): time, parallel "
+                           "efficiency, change against the first")
+    what.add_argument("--measure", action="store_true",
+                      help="run the real kernel on this job's M*N ranks and print measured, predicted, error")
+    what.add_argument("--iterations", type=int, default=None, metavar="I",
+                      help="timed iterations of --measure (default 5)")
+    out = wf.add_argument_group("output")
+    out.add_argument("-o", "--output", default=None, metavar="FILE.json",
+                     help="write the prediction (terms, per-rank breakdown, measurement) as JSON")
+    out.add_argument("--plot", default=None, metavar="DIR",
+                     help="write the per-rank breakdown heat maps (needs --simulate) as PNG files here")
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What every rank builds from the command line, before any collective."""
+
+    params: Any             # WavefrontParams (wg still unset unless --wg)
+    profile: Any            # NetworkProfile, what-if applied
+    placement: Any          # Placement, or None: the job's, gathered once every rank agreed
+    machine: Any            # Machine or None
+    what_if: Any            # WhatIf
+    core_speed: float
+    work: int
+    iterations: int
+    sweep: tuple
+
+
+def cmd_predict(args) -> int:
+    if args.code is None:
+        raise UsageError(f"{_NAME}: name the code to predict: wavefront (see --help)")
+    comm = _world(args.measure)
+    rank = comm.Get_rank() if comm is not None else 0
+
+    inputs = _agreed(comm, lambda: _inputs(args, comm))
+    placement = inputs.placement
+    if placement is None:                              # the job's own, gathered from every rank
+        from ..predict import Placement
+        placement = Placement.from_job(comm)
+    wg, wg_how = _agreed(comm, lambda: _wg(args, inputs, comm))
+    params = inputs.params.with_(wg=wg / inputs.core_speed)
+
+    from ..predict import wavefront
+    prediction = _agreed(comm, lambda: _guarded(lambda: wavefront(params, inputs.profile, placement)))
+    simulation = None
+    if args.simulate:
+        simulation = _agreed(comm, lambda: _guarded(lambda: _simulate(params, inputs.profile, placement)))
+    measured = None
+    if args.measure:
+        from ..predict import run_wavefront
+        measured = run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
+    sweep_rows = []
+    if inputs.sweep and rank == 0:
+        sweep_rows = _guarded(lambda: _sweep(params, inputs, args.alloc))
+
+    if rank != 0:
+        return 0
+    from ..predict._text import prediction_lines
+    for line in prediction_lines(params, placement, inputs.profile, prediction, simulation, measured,
+                                 wg_how, inputs.what_if, sweep_rows):
+        print(line)
+    if args.output is not None:
+        _write_json(args.output, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows)
+    if args.plot is not None:
+        _plot(args.plot, params, simulation)
+    return 0
+
+
+# ------------------------------------------------------------ inputs
+
+def _inputs(args, comm) -> _Inputs:
+    """Everything the command line says, checked; UsageError (one line)
+    otherwise. The same on every rank."""
+    from ..predict import Machine, WavefrontParams, allocate, parse_grid, parse_procs, parse_what_if
+
+    def build() -> _Inputs:
+        nx, ny, nz = parse_grid(args.grid)
+        m, n = parse_procs(args.procs)
+        params = WavefrontParams(nx, ny, nz, m=m, n=n, h_tile=_positive("--h-tile", args.h_tile),
+                                 angles=_positive("--angles", args.angles),
+                                 wg=_wg_given(args.wg))
+        what_if = parse_what_if(args.what_if)
+        profile = _profile(args)
+        machine = Machine.parse(args.machine) if args.machine else None
+        if machine is None and args.results and (args.alloc or comm is None or comm.Get_size() != params.nranks):
+            machine = Machine.from_results(args.results)
+        projection = what_if.apply(profile, machine)
+        machine = projection.machine
+        if args.measure and (comm is None or comm.Get_size() != params.nranks):
+            size = 1 if comm is None else comm.Get_size()
+            raise ValueError(f"--measure runs the kernel on this job's ranks: the {m}x{n} array needs "
+                             f"mpiexec -n {params.nranks}, this job has {size}")
+        placement = None
+        if args.alloc or comm is None or comm.Get_size() != params.nranks:
+            if machine is None:
+                raise ValueError("say where the ranks run: --machine NODESxPACKAGESxCORES (or --results with "
+                                 "hosts and topology) for --alloc, or run under mpiexec -n M*N")
+            placement = allocate(params.nranks, machine, args.alloc or "node-fill")
+        elif what_if.cores_per_node != 1:
+            raise ValueError("cores-per-node changes the machine: give --alloc (and --machine) to place the ranks "
+                             "on the projected machine")
+        work = _positive("--work", args.work) if args.work is not None else _default_work()
+        iterations = _positive("--iterations", args.iterations) if args.iterations is not None else 5
+        sweep = _sweep_counts(args.sweep) if args.sweep else ()
+        if args.plot is not None and not args.simulate:
+            raise ValueError("--plot draws the simulated per-rank breakdown: add --simulate")
+        _check_outputs(args)
+        return _Inputs(params, projection.profile, placement, machine, what_if, projection.core_speed, work,
+                       iterations, sweep)
+
+    return _guarded(build)
+
+
+def _profile(args):
+    from ..predict import NetworkProfile
+    if args.results and args.profile:
+        raise ValueError("give the network profile once: --results (comm records) or --profile (a table)")
+    if args.profile:
+        return NetworkProfile.from_table(args.profile)
+    if args.results:
+        return NetworkProfile.from_results(args.results)
+    raise ValueError("give --results RESULTS.json (with comm records) or --profile TABLE.json for the network")
+
+
+def _wg(args, inputs: _Inputs, comm) -> tuple[float, str]:
+    """W_g in seconds per cell and how it was had. With --measure every
+    rank measures it at once, on its own stack, and the slowest speaks: ranks
+    that share a core (an oversubscribed job) then see the sharing in W_g,
+    which is how the model accounts for it. Otherwise this process measures
+    it alone, as the paper does."""
+    if args.wg is not None:
+        return float(args.wg), "given (--wg)"
+    from ..predict import measure_wg
+
+    def measured() -> float:
+        return _guarded(lambda: measure_wg(inputs.params, work=inputs.work))
+    if args.measure and comm is not None and comm.Get_size() > 1:
+        mine = measured()
+        everyone = comm.allgather(mine)
+        return max(everyone), (f"measured by every rank at once (work {inputs.work}), the slowest of "
+                               f"{len(everyone)}: {min(everyone) * 1e9:.1f}..{max(everyone) * 1e9:.1f} ns")
+    return measured(), f"measured on one process (work {inputs.work})"
+
+
+def _simulate(params, profile, placement):
+    from ..predict import simulate, wavefront_program
+    return simulate(wavefront_program(params), profile, placement)
+
+
+def _sweep(params, inputs: _Inputs, alloc: str | None) -> list:
+    """(P, array, seconds, efficiency, change against the first) for every
+    count of --sweep: the model on the most square array that divides the
+    grid, ranks placed by the strategy on the machine (or every pair in the
+    base placement's widest class when no machine is known)."""
+    from ..predict import Placement, allocate, square_array, wavefront
+    rows = []
+    base = None
+    for count in inputs.sweep:
+        m, n = square_array(count)
+        # The grid rounded up to whole blocks: the largest block sets the pace.
+        p = params.with_(m=m, n=n, nx=n * -(-params.nx // n), ny=m * -(-params.ny // m))
+        if inputs.machine is not None:
+            placement = allocate(count, inputs.machine, alloc or "node-fill")
+        else:
+            placement = Placement.uniform(count, "other node")
+        t = wavefront(p, inputs.profile, placement).time
+        if base is None:
+            base = (count, t)
+        efficiency = base[1] * base[0] / (t * count)
+        rows.append((count, f"{m}x{n}", t, efficiency, t / base[1] - 1.0))
+    return rows
+
+
+# ------------------------------------------------------------ small rules
+
+def _world(measure: bool):
+    """COMM_WORLD when this process is one rank of an MPI job (--measure,
+    or a launcher's environment), else None: a prediction alone needs no
+    MPI."""
+    launched = any(k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_ID"))
+    if not (measure or launched):
+        return None
+    from ._run import start_mpi
+    comm, problem = start_mpi()
+    if problem:
+        raise UsageError(problem)
+    return comm
+
+
+def _positive(flag: str, value: int) -> int:
+    if value is None or value < 1:
+        raise ValueError(f"{flag} must be a positive whole number, got {value}")
+    return int(value)
+
+
+def _wg_given(value: float | None) -> float:
+    import math
+    if value is None:
+        return 0.0
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"--wg must be a positive finite number of seconds per cell, got {value}")
+    return float(value)
+
+
+def _default_work() -> int:
+    from ..predict._kernel import DEFAULT_WORK
+    return DEFAULT_WORK
+
+
+def _sweep_counts(text: str) -> tuple:
+    try:
+        counts = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        counts = ()
+    if not counts or min(counts) < 1:
+        raise ValueError(f"--sweep takes process counts P1,P2,... (positive whole numbers), got {text!r}")
+    return counts
+
+
+def _check_outputs(args) -> None:
+    from .._output import check_file_target
+    if args.output is not None:
+        check_file_target(args.output, "-o")
+    if args.plot is not None:
+        if not args.plot.strip():
+            raise ValueError("--plot must name a directory")
+        if os.path.exists(args.plot) and not os.path.isdir(args.plot):
+            raise ValueError(f"--plot {args.plot} is not a directory")
+        parent = os.path.dirname(os.path.abspath(args.plot))
+        if not os.path.isdir(parent):
+            raise ValueError(f"--plot {args.plot}: no such directory {parent}")
+
+
+def _guarded(make):
+    """make(), with the package's one-line errors turned into UsageError."""
+    from .._results import ResultsError
+    try:
+        return make()
+    except UsageError:
+        raise
+    except (ResultsError, ValueError, OSError) as e:
+        raise UsageError(f"{_NAME}: {e}") from None
+
+
+def _agreed(comm, make):
+    """make() on every rank; a UsageError on any rank is one on all."""
+    if comm is None:
+        return make()
+    from ._agree import agree
+    return agree(comm, make)
+
+
+# ------------------------------------------------------------ writing
+
+def _write_json(path, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows) -> None:
+    from .._atomic import atomic_write_text
+    from ..predict._text import prediction_dict
+    data = prediction_dict(params, placement, inputs.profile, prediction, simulation, measured, wg_how,
+                           inputs.what_if, sweep_rows)
+    try:
+        atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+    except OSError as e:
+        raise UsageError(f"{_NAME}: cannot write {path}: {e.strerror or e}") from None
+    print(f"{_NAME}: wrote {path}", file=sys.stderr)
+
+
+def _plot(folder, params, simulation) -> None:
+    from ..predict._plot import breakdown_figures
+    os.makedirs(folder, exist_ok=True)
+    for name, figure in breakdown_figures(simulation, params.m, params.n).items():
+        target = os.path.join(folder, f"wavefront-{name}.png")
+        figure.savefig(target, dpi=100)
+        print(f"{_NAME}: wrote {target}", file=sys.stderr)
