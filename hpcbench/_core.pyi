@@ -263,10 +263,12 @@ WAVEFRONT_FAULT_STALE: Final[int]
 
 def wavefront_times(comm: Any, nx: int, ny: int, nz: int, m: int, n: int, h_tile: int = 1, angles: int = 6,
                     work: int = 1, warmup: int = 1, iterations: int = 1, verify: bool = True, fault: int = 0,
-                    fault_rank: int = 0, fault_sweep: int = 0) -> tuple[_F64, _F64, _F64, _F64, int, int, float]:
+                    fault_rank: int = 0,
+                    fault_sweep: int = 0) -> tuple[_F64, _F64, _F64, _F64, int, int, float, int, int]:
     """(ticks, computing ticks, MPI_Send ticks, MPI_Recv ticks) of each timed iteration on this rank (an
-    untimed barrier before each), then the grid's checksum, the serial evaluation's (0 without verify) and
-    the sum of every cell's flux. RuntimeError on every rank if the checksums differ."""
+    untimed barrier before each), then the grid's checksum, the serial evaluation's (0 without verify),
+    the sum of every cell's flux, and the faces and bytes this rank sent in one iteration. RuntimeError on
+    every rank if the checksums differ."""
 
 def wavefront_check(nx: int, ny: int, nz: int, m: int, n: int, h_tile: int = 1, angles: int = 6, work: int = 1,
                     warmup: int = 1, iterations: int = 1, verify: bool = True, fault: int = 0, fault_rank: int = 0,

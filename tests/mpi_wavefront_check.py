@@ -31,6 +31,20 @@ def arrays(p):
     return [(m, p // m) for m in range(1, p + 1) if p % m == 0]
 
 
+def sent(p: WavefrontParams, r: int) -> tuple[int, int]:
+    """Faces and bytes rank r sends in an iteration, from the contract alone:
+    per sweep and tile one east-west face (message_ew bytes) if it has a
+    downstream x neighbour, one north-south face (message_ns) if a y one."""
+    i, j = r % p.n, r // p.n
+    messages = nbytes = 0
+    for east, north, _ in SWEEP_ORDER:
+        x_down = i > 0 if east else i < p.n - 1
+        y_down = j > 0 if north else j < p.m - 1
+        messages += p.tiles * (x_down + y_down)
+        nbytes += p.tiles * (x_down * p.message_ew + y_down * p.message_ns)
+    return messages, nbytes
+
+
 def receives(p: WavefrontParams, r: int, sweep: int) -> bool:
     """Whether rank r has an upstream neighbour in `sweep` (the contract's layout)."""
     east, north, _ = SWEEP_ORDER[sweep]
@@ -56,6 +70,9 @@ try:
                 check(times.recv.sum() > 0 and times.send.sum() > 0, f"{m}x{n}: messages timed")
                 check(np.all(times.compute + times.send + times.recv <= times.per_rank * (1 + 1e-9)),
                       f"{m}x{n}: parts within the iteration")
+                me = on.Get_rank()
+                check((times.sent_messages[me], times.sent_bytes[me]) == sent(p, me),
+                      f"{m}x{n} H_tile {h}: faces and bytes sent, Table 1's sizes")
             results = comm.allgather((times.checksum, float(times.median)))
             check(all(r == results[0] for r in results), f"{m}x{n}: every rank gets the same result")
 

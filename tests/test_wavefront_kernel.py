@@ -58,6 +58,7 @@ def test_times_of_a_run_add_up():
     assert times.per_rank.shape == times.compute.shape == (1, 3) and times.samples.shape == (3,)
     assert np.all(times.samples > 0) and np.array_equal(times.samples, times.per_rank[0])
     assert np.all(times.send == 0) and np.all(times.recv == 0)      # one rank: no neighbours
+    assert times.sent_messages.tolist() == times.sent_bytes.tolist() == [0]
     assert np.all(times.compute <= times.per_rank)
     split = times.split()
     assert set(split) == {"compute", "send", "recv", "other"} and split["compute"] > 0

@@ -130,6 +130,7 @@ struct wave_run {
     int ew_k, ns_k;                    /* which of the two the next receive fills */
     double *ew_out, *ns_out, *zeros;
     uint64_t compute, send, recv;      /* ticks within the iteration */
+    size_t messages, bytes;            /* faces sent within the iteration */
 };
 
 static void release(struct wave_run *w)
@@ -196,6 +197,8 @@ static int send_face(struct wave_run *w, const double *face, size_t count, int t
     uint64_t t0 = hpcb_ticks();
     int rc = mpi(MPI_Send(face, (int)count, MPI_DOUBLE, to, tag, w->p->comm));
     w->send += hpcb_ticks() - t0;
+    w->messages++;
+    w->bytes += count * sizeof(double);
     return rc;
 }
 
@@ -284,6 +287,7 @@ int hpcb_wavefront_run(const struct hpcb_wavefront_params *p, struct hpcb_wavefr
     int rank, peer_failed = 0;
     out->checksum = out->expected = 0;
     out->total = 0.0;
+    out->sent_messages = out->sent_bytes = 0;
     if ((rc = mpi(MPI_Comm_rank(p->comm, &rank))) == HPCB_OK) {
         w.rank = (size_t)rank;
         rc = prepare(&w, &peer_failed);
@@ -293,6 +297,7 @@ int hpcb_wavefront_run(const struct hpcb_wavefront_params *p, struct hpcb_wavefr
         if ((rc = mpi(MPI_Barrier(p->comm))) != HPCB_OK)
             break;
         w.compute = w.send = w.recv = 0;
+        w.messages = w.bytes = 0;
         uint64_t t0 = hpcb_ticks();
         for (int s = 0; rc == HPCB_OK && s < HPCB_WAVEFRONT_SWEEPS; s++) {
             int fault = p->fault != HPCB_WAVEFRONT_FAULT_NONE && it == total - 1 && w.rank == p->fault_rank &&
@@ -308,6 +313,8 @@ int hpcb_wavefront_run(const struct hpcb_wavefront_params *p, struct hpcb_wavefr
             out->send[k] = (double)w.send;
             out->recv[k] = (double)w.recv;
         }
+        out->sent_messages = w.messages;
+        out->sent_bytes = w.bytes;
     }
     if (rc == HPCB_OK && !peer_failed)
         rc = verify(&w, out, done);

@@ -77,6 +77,8 @@ struct hpcb_wavefront_out {
     uint64_t checksum;       /* the whole grid's, after the run */
     uint64_t expected;       /* the serial evaluation's (with verify; else 0) */
     double total;            /* the sum of every cell's phi (ranks' sums added in rank order) */
+    size_t sent_messages;    /* faces this rank sent in one iteration (the last) */
+    size_t sent_bytes;       /* their bytes: Table 1's message sizes, summed */
 };
 
 /* Every rule that needs no communicator: positive sizes, the m x n array

@@ -60,15 +60,18 @@ static PyObject *wavefront_times(PyObject *self, PyObject *args, PyObject *kwarg
     size_t count = status == HPCB_OK ? p->iterations : 0;
     const struct glue_samples samples[] = {{&out->ticks, count, 0}, {&out->compute, count, 0},
                                            {&out->send, count, 0}, {&out->recv, count, 0}};
-    PyObject *result = glue_run(self, &c, status, samples, 4, "KKd", &out->checksum, &out->expected, &out->total);
+    PyObject *result = glue_run(self, &c, status, samples, 4, "KKdnn", &out->checksum, &out->expected,
+                                &out->total, &out->sent_messages, &out->sent_bytes);
     if (result == NULL && status == HPCB_OK && out->checksum != out->expected && p->verify &&
         PyErr_ExceptionMatches(PyExc_RuntimeError)) {
         /* A failed verification: say what differed, not only that it did. */
+        char words[320];
+        snprintf(words, sizeof words, "wavefront_times: verification failed: the grid's checksum %016llx after "
+                 "%lld iterations differs from the serial evaluation's %016llx (a face was wrong, missing or from "
+                 "another sweep)", (unsigned long long)out->checksum, a.warmup + a.iterations,
+                 (unsigned long long)out->expected);
         PyErr_Clear();
-        PyErr_Format(PyExc_RuntimeError, "wavefront_times: verification failed: the grid's checksum %016llx after "
-                     "%lld iterations differs from the serial evaluation's %016llx (a face was wrong, missing or "
-                     "from another sweep)", (unsigned long long)out->checksum, a.warmup + a.iterations,
-                     (unsigned long long)out->expected);
+        PyErr_SetString(PyExc_RuntimeError, words);
     }
     return result;
 }
@@ -136,7 +139,8 @@ static PyMethodDef predict_methods[] = {
      "wavefront_times(comm, nx, ny, nz, m, n, h_tile=1, angles=6, work=1, warmup=1, iterations=1, verify=True, "
      "fault=WAVEFRONT_FAULT_NONE, fault_rank=0, fault_sweep=0) -> (ticks, compute ticks, MPI_Send ticks, MPI_Recv "
      "ticks) of each timed iteration on this rank, then the grid's checksum, the serial evaluation's (0 without "
-     "verify) and the sum of every cell's flux; RuntimeError on every rank if the checksums differ"},
+     "verify), the sum of every cell's flux, and the faces and bytes this rank sent in an iteration; "
+     "RuntimeError on every rank if the checksums differ"},
     {"wavefront_check", GLUE_KEYWORDS(wavefront_check),
      "wavefront_check(nx, ny, nz, m, n, h_tile=1, angles=6, work=1, warmup=1, iterations=1, verify=True, fault=0, "
      "fault_rank=0, fault_sweep=0) -> None if wavefront_times would accept these (but for the communicator); else "

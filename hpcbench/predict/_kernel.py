@@ -83,6 +83,8 @@ class WavefrontTimes:
     checksum: int             #: the grid's final state (decomposition-independent)
     verified: bool            #: the checksum was compared with the serial evaluation's (and agreed)
     total: float              #: the sum of every cell's scalar flux, for people
+    sent_messages: np.ndarray  #: (ranks,): faces each rank sends in an iteration
+    sent_bytes: np.ndarray    #: (ranks,): their bytes (Table 1's message sizes, summed)
 
     @property
     def median(self) -> float:
@@ -154,13 +156,17 @@ def run_wavefront(params: WavefrontParams, comm: MPI.Intracomm | None = None, wo
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
     check_comm(comm)
-    ticks, compute, send, recv, checksum, _expected, total = collectively(comm, _core.wavefront_times, comm, **args)
+    ticks, compute, send, recv, checksum, _expected, total, messages, nbytes = collectively(
+        comm, _core.wavefront_times, comm, **args)
     rate = ticks_per_second()               # each rank converts with its own clock's rate
     mine = np.vstack([ticks, compute, send, recv]) / rate
-    table = np.stack(comm.allgather(mine))  # (ranks, 4, iterations)
+    gathered = comm.allgather((mine, messages, nbytes))
+    table = np.stack([g[0] for g in gathered])   # (ranks, 4, iterations)
     return WavefrontTimes(params=params, work=args["work"], samples=table[:, 0].max(axis=0), per_rank=table[:, 0],
                           compute=table[:, 1], send=table[:, 2], recv=table[:, 3], checksum=int(checksum),
-                          verified=bool(verify), total=float(total))
+                          verified=bool(verify), total=float(total),
+                          sent_messages=np.array([g[1] for g in gathered], dtype=np.int64),
+                          sent_bytes=np.array([g[2] for g in gathered], dtype=np.int64))
 
 
 def serial_checksum(params: WavefrontParams, work: int = DEFAULT_WORK, iterations: int = 1) -> tuple[int, float]:
