@@ -14,10 +14,10 @@ neighbour, all blocking, faces of 8 H_tile angles Ny/m (east-west) and
 `work` is the cost knob: each cell, for each angle, repeats a step-scheme
 transport solve `work` times (one multiply-add-multiply per angle per round,
 a dependency chain the compiler cannot shorten), so the seconds per cell
-grow linearly with it, W_g ~ a + b work. On the 2-core test machine with 6
-angles, a is 30 to 70 ns (the source term, the faces and the cell's flux;
-more when a rank's stack outgrows the caches) and b about 5.5 ns; measure
-it with measure_wg.
+grow linearly with it, W_g ~ a + b work. On the 2-core test machine, for
+a 64 x 64 x 64 stack with 6 angles, a is about 35 ns (the source term, the
+faces and the cell's flux) and b 5 to 8 ns per round, both up to twice that
+when other jobs share the cores; measure it with measure_wg.
 
 The result of a run is bitwise the same for every decomposition and H_tile,
 so after the timed iterations every rank's cells are checksummed and, with
@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from mpi4py import MPI
 
 #: Rounds of the per-cell repetition by default: one iteration of a 64^3
-#: grid with 6 angles then takes about 0.15 s on one core of the test machine.
+#: grid with 6 angles then takes 0.08 to 0.16 s on one core of the (shared)
+#: test machine.
 DEFAULT_WORK = 1
 #: Timed iterations by default (after WARMUP untimed ones).
 DEFAULT_ITERATIONS = 5
