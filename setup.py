@@ -24,6 +24,7 @@ SOURCES = [
     "csrc/python/comm_kernels.c",
     "csrc/python/multibsp_kernels.c",
     "csrc/python/matrix_kernels.c",
+    "csrc/python/predict_kernels.c",
     # csrc/kernels: timed kernels, plain C and MPI
     "csrc/kernels/cycle.c",
     "csrc/kernels/traverse.c",
@@ -42,6 +43,9 @@ SOURCES = [
     "csrc/kernels/multibsp.c",
     "csrc/kernels/matrix.c",
     "csrc/kernels/matrix_verify.c",
+    "csrc/kernels/wavefront_solve.c",
+    "csrc/kernels/wavefront_wg.c",
+    "csrc/kernels/wavefront.c",
     # csrc/runtime: status codes, rules, timer, hwloc, teams, memory
     "csrc/runtime/status.c",
     "csrc/runtime/why.c",

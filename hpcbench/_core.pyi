@@ -250,3 +250,37 @@ def matrix_expected(rank: int, op: int, n: int, rows: int, cols: int, mesh: Sequ
 def matrix_verify(block: npt.ArrayLike, rank: int, op: int, n: int, rows: int, cols: int, mesh: Sequence[int],
                   transposed: Sequence[int], applied: int, direction: int = 0, index: int = 0) -> tuple[int, str]:
     """(elements of block that differ from matrix_expected, the first of them in words)."""
+
+# ---- the real wavefront kernel (csrc/kernels/wavefront.c, wavefront_solve.c, wavefront_wg.c) -----
+# Hammond et al. 2009's Chimaera-like code, following hpcbench/predict/_params.py: an nx x ny x nz grid
+# over m rows x n columns of ranks (rank = j * n + i), eight sweeps an iteration, tiles of h_tile planes.
+
+# Faults a run can inject to test its verification (enum hpcb_wavefront_fault).
+WAVEFRONT_FAULT_NONE: Final[int]
+WAVEFRONT_FAULT_CORRUPT: Final[int]
+WAVEFRONT_FAULT_MISSING: Final[int]
+WAVEFRONT_FAULT_STALE: Final[int]
+
+def wavefront_times(comm: Any, nx: int, ny: int, nz: int, m: int, n: int, h_tile: int = 1, angles: int = 6,
+                    work: int = 1, warmup: int = 1, iterations: int = 1, verify: bool = True, fault: int = 0,
+                    fault_rank: int = 0,
+                    fault_sweep: int = 0) -> tuple[_F64, _F64, _F64, _F64, int, int, float, int, int]:
+    """(ticks, computing ticks, MPI_Send ticks, MPI_Recv ticks) of each timed iteration on this rank (an
+    untimed barrier before each), then the grid's checksum, the serial evaluation's (0 without verify),
+    the sum of every cell's flux, and the faces and bytes this rank sent in one iteration. RuntimeError on
+    every rank if the checksums differ."""
+
+def wavefront_check(nx: int, ny: int, nz: int, m: int, n: int, h_tile: int = 1, angles: int = 6, work: int = 1,
+                    warmup: int = 1, iterations: int = 1, verify: bool = True, fault: int = 0, fault_rank: int = 0,
+                    fault_sweep: int = 0) -> None:
+    """None if wavefront_times would accept these (the communicator aside); else ParameterError
+    (nx, ny, nz, h_tile, m, n, angles, work, warmup, iterations, fault, fault_rank, fault_sweep)."""
+
+def wavefront_serial(nx: int, ny: int, nz: int, angles: int = 6, work: int = 1,
+                     iterations: int = 1) -> tuple[int, float]:
+    """(checksum, total) of `iterations` iterations over the whole grid on this process, no MPI."""
+
+def wavefront_wg(cells_x: int, cells_y: int, nz: int, h_tile: int = 1, angles: int = 6, work: int = 1,
+                 warmup: int = 1, repetitions: int = 10) -> _F64:
+    """Ticks of each sweep through a cells_x x cells_y x nz stack in tiles of h_tile planes, computing
+    alone (no MPI); sample k runs sweep k mod 8."""

@@ -18,7 +18,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$PWD/$out" HPCB_EXPECT_SANITIZED=1
 cd "$out"
 "$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py" "$OLDPWD/tests/test_core_cache.py" \
-    "$OLDPWD/tests/test_matrix.py"
+    "$OLDPWD/tests/test_matrix.py" "$OLDPWD/tests/test_wavefront_kernel.py"
 
 # The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
 # runs without the preload; only the Python ranks get the sanitizer runtimes.
@@ -35,5 +35,10 @@ if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
     for n in 4 6; do
         env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
             -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_matrix_check.py"
+    done
+    # The wavefront kernel: every array of 2 and 4 ranks, against the serial evaluation, and its faults.
+    for n in 2 4; do
+        env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_wavefront_check.py"
     done
 fi

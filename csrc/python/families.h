@@ -13,5 +13,6 @@ int glue_cache_exec(PyObject *module);      /* cache_kernels.c */
 int glue_comm_exec(PyObject *module);       /* comm_kernels.c */
 int glue_multibsp_exec(PyObject *module);   /* multibsp_kernels.c */
 int glue_matrix_exec(PyObject *module);     /* matrix_kernels.c */
+int glue_predict_exec(PyObject *module);    /* predict_kernels.c */
 
 #endif /* HPCB_FAMILIES_H */

@@ -224,6 +224,8 @@ static int run_kernel(struct glue_call *c)
     case GLUE_HCOMM: return hpcb_hcomm_run(&c->p.hcomm, &c->out.hcomm);
     case GLUE_INNER_PRODUCT: return hpcb_inner_product_run(&c->p.inner_product, &c->out.inner_product);
     case GLUE_MATRIX: return hpcb_matrix_run(&c->p.matrix, &c->out.matrix);
+    case GLUE_WAVEFRONT: return hpcb_wavefront_run(&c->p.wavefront, &c->out.wavefront);
+    case GLUE_WAVEFRONT_WG: return hpcb_wavefront_wg_run(&c->p.wavefront_wg, &c->out.wavefront_wg);
     }
     return HPCB_EINVAL;
 }
@@ -243,8 +245,9 @@ static PyObject *result(PyObject **arrays, size_t n, const char *extras, va_list
         PyTuple_SET_ITEM(tuple, (Py_ssize_t)i, arrays[i]);
     for (size_t i = 0; i < nextras; i++) {
         const void *value = va_arg(values, const void *);
-        PyObject *item = extras[i] == 'n' ? PyLong_FromSize_t(*(const size_t *)value)
-                                          : PyFloat_FromDouble(*(const double *)value);
+        PyObject *item = extras[i] == 'n'   ? PyLong_FromSize_t(*(const size_t *)value)
+                         : extras[i] == 'K' ? PyLong_FromUnsignedLongLong(*(const uint64_t *)value)
+                                            : PyFloat_FromDouble(*(const double *)value);
         if (item == NULL) {
             Py_DECREF(tuple);
             return NULL;

@@ -32,6 +32,8 @@
 #include "../kernels/p2p.h"
 #include "../kernels/shift.h"
 #include "../kernels/traverse.h"
+#include "../kernels/wavefront.h"
+#include "../kernels/wavefront_wg.h"
 #include "../runtime/why.h"
 
 /* ---- module state (multi-phase init: one per module object) ------------- */
@@ -100,7 +102,7 @@ enum glue_kernel {
     GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
     GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
     GLUE_HCOMM, GLUE_INNER_PRODUCT,
-    GLUE_MATRIX
+    GLUE_MATRIX, GLUE_WAVEFRONT, GLUE_WAVEFRONT_WG
 };
 
 struct glue_call {
@@ -121,6 +123,8 @@ struct glue_call {
         struct hpcb_hcomm_params hcomm;
         struct hpcb_inner_product_params inner_product;
         struct hpcb_matrix_params matrix;
+        struct hpcb_wavefront_params wavefront;
+        struct hpcb_wavefront_wg_params wavefront_wg;
     } p;
     union {
         struct hpcb_traverse_out traverse;
@@ -137,6 +141,8 @@ struct glue_call {
         struct hpcb_hcomm_out hcomm;
         struct hpcb_inner_product_out inner_product;
         struct hpcb_matrix_out matrix;
+        struct hpcb_wavefront_out wavefront;
+        struct hpcb_wavefront_wg_out wavefront_wg;
     } out;
     struct hpcb_why why;       /* the check's words */
     unsigned *pus;             /* the PU list glue_pus made for the team, if any */
@@ -176,7 +182,7 @@ int glue_sizes(PyObject *module, struct glue_call *call, PyObject *seq, const si
  * NaN); release the GIL around the kernel alone; raise what its status
  * calls for; free the call's PU list. Returns the kernel's result: a lone
  * array as it is, else a tuple of the arrays followed by the out scalars
- * `extras` lists, read after the run: 'n' a size_t, 'd' a double, each
+ * `extras` lists, read after the run: 'n' a size_t, 'K' a uint64_t, 'd' a double, each
  * given by a pointer in the variable arguments. NULL with the exception set. */
 PyObject *glue_run(PyObject *module, struct glue_call *call, int check_status, const struct glue_samples *samples,
                    size_t n, const char *extras, ...);

@@ -12,6 +12,7 @@
 #include "../kernels/matrix.h"
 #include "../kernels/overlap.h"
 #include "../kernels/traverse.h"
+#include "../kernels/wavefront.h"
 #include "../runtime/hpcb.h"
 #include "../runtime/memory.h"
 #include "../runtime/timer.h"
@@ -85,6 +86,7 @@ static const struct glue_constant constants[] = {
     HPCB_ORDERS(GLUE_CONSTANT) HPCB_PAGE_MODES(GLUE_CONSTANT) HPCB_OVERLAP_MODES(GLUE_CONSTANT)
     HPCB_ROLES(GLUE_CONSTANT) HPCB_TOPO_SOURCES(GLUE_CONSTANT) HPCB_ISAS(GLUE_CONSTANT)
     HPCB_MATRIX_OPS(GLUE_CONSTANT) HPCB_MATRIX_DIRECTIONS(GLUE_CONSTANT)
+    HPCB_WAVEFRONT_FAULTS(GLUE_CONSTANT)
 };
 
 static int core_exec(PyObject *module)
@@ -99,7 +101,7 @@ static int core_exec(PyObject *module)
         return -1;
     if (glue_state_exec(module) != 0 || glue_add_constants(module, constants, sizeof constants / sizeof *constants) ||
         glue_topology_exec(module) != 0 || glue_node_exec(module) != 0 || glue_cache_exec(module) != 0 || glue_comm_exec(module) != 0 ||
-        glue_multibsp_exec(module) != 0 || glue_matrix_exec(module) != 0)
+        glue_multibsp_exec(module) != 0 || glue_matrix_exec(module) != 0 || glue_predict_exec(module) != 0)
         return -1;
     return 0;
 }
