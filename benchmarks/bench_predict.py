@@ -1,0 +1,162 @@
+"""Figures for the run-time prediction (Hammond et al. 2009): the model and
+the simulation against the real wavefront kernel, configuration by
+configuration.
+
+    python benchmarks/bench_predict.py [--local-only] [--rate 100] [--runs 1] [--json out.json]
+
+1. This machine: `mpiexec -n 2 python -m hpcbench run comm` gives the
+   network profile (one rank per core, bound); then for every local
+   configuration `hpcbench predict wavefront --results comm.json --measure
+   --simulate` runs the real kernel under mpiexec with M*N ranks (bound to
+   cores, at most one per core) and prints measured, model and simulation.
+2. The emulated cluster (root: tools/netcluster.py, a ring of --rate Mbit/s
+   links, so the network matters): comm measured across 2 nodes, one rank
+   each; the configurations with one rank per node (1x2, 2x1) and, on 4
+   nodes, 1x4 and 2x2 (4 ranks on this machine's 2 cores: W_g is then
+   measured by every rank at once, which is how the model accounts for the
+   sharing; see docs/predict.md).
+
+Prints one row per configuration and the mean absolute error and the worst
+error of the model and of the simulation (targets: mean at most 10 %, none
+beyond 20 %). Nothing is asserted: this is a measurement, on a shared
+machine; run it quiet.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import netcluster  # noqa: E402
+
+#: (grid, procs, H_tile, work): on this machine, at most one rank per core.
+LOCAL = [("64x64x64", "1x1", 1, 1), ("96x96x48", "1x1", 2, 4),
+         ("64x64x64", "1x2", 1, 1), ("64x64x64", "2x1", 1, 1),
+         ("128x64x32", "1x2", 1, 4), ("64x128x32", "2x1", 2, 4),
+         ("48x48x96", "1x2", 4, 1), ("96x96x64", "2x1", 1, 2)]
+#: On the emulated cluster: (grid, procs, H_tile, work, nodes).
+CLUSTER = [("64x64x64", "1x2", 1, 4, 2), ("64x64x64", "2x1", 2, 4, 2),
+           ("96x96x32", "1x2", 1, 8, 2), ("64x64x64", "1x4", 1, 4, 4), ("64x64x64", "2x2", 1, 4, 4)]
+
+
+def _env() -> dict:
+    return dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def _run(cmd: list, timeout: int = 900) -> str:
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:12])}...: {proc.stderr.strip()[-1200:]}")
+    return proc.stdout
+
+
+def _local_mpiexec(n: int) -> list:
+    return ["mpiexec", "-n", str(n), "--bind-to", "core", "--map-by", "core"]
+
+
+def _predict_args(results: str, grid: str, procs: str, h_tile: int, work: int, out: str) -> list:
+    return [sys.executable, "-m", "hpcbench", "predict", "wavefront", "--results", results, "--grid", grid,
+            "--procs", procs, "--h-tile", str(h_tile), "--work", str(work), "--measure", "--simulate",
+            "--iterations", "5", "-o", out]
+
+
+def _row(where: str, grid: str, procs: str, h_tile: int, work: int, out: str) -> dict:
+    with open(out) as f:
+        data = json.load(f)
+    measured = data["measured"]["median_s"]
+    return {"where": where, "grid": grid, "procs": procs, "h_tile": h_tile, "work": work,
+            "wg_ns": data["params"]["wg_s"] * 1e9, "measured_s": measured, "model_s": data["model"]["time_s"],
+            "simulation_s": data["simulation"]["total_s"], "model_error": data["measured"]["model_error"],
+            "simulation_error": data["measured"]["simulation_error"]}
+
+
+def local(work_dir: str) -> list:
+    comm = os.path.join(work_dir, "comm-local.json")
+    _run(_local_mpiexec(2) + [sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", comm])
+    rows = []
+    for grid, procs, h_tile, work in LOCAL:
+        m, n = (int(v) for v in procs.split("x"))
+        out = os.path.join(work_dir, f"local-{grid}-{procs}-{h_tile}-{work}.json")
+        _run(_local_mpiexec(m * n) + _predict_args(comm, grid, procs, h_tile, work, out))
+        rows.append(_row("this machine", grid, procs, h_tile, work, out))
+        print(_format(rows[-1]), flush=True)
+    return rows
+
+
+def cluster(work_dir: str, rate: float) -> list:
+    rows = []
+    for nodes in sorted({c[4] for c in CLUSTER}):
+        netcluster.up(nodes, rate)
+        try:
+            launch = ["mpiexec", *netcluster.mpiexec_args(1, work_dir), "--map-by", "node"]
+            comm = os.path.join(work_dir, f"comm-cluster{nodes}.json")
+            _run(launch + ["-n", "2", sys.executable, "-m", "hpcbench", "run", "comm", "-q", "--comm-max", "1MiB",
+                           "-o", comm])
+            for grid, procs, h_tile, work, want in CLUSTER:
+                if want != nodes:
+                    continue
+                m, n = (int(v) for v in procs.split("x"))
+                out = os.path.join(work_dir, f"cluster-{grid}-{procs}-{h_tile}-{work}.json")
+                _run(launch + ["-n", str(m * n)] + _predict_args(comm, grid, procs, h_tile, work, out))
+                rows.append(_row(f"cluster, {nodes} nodes", grid, procs, h_tile, work, out))
+                print(_format(rows[-1]), flush=True)
+        finally:
+            netcluster.down()
+    return rows
+
+
+def _format(r: dict) -> str:
+    return (f"{r['where']:<20} {r['grid']:>10} {r['procs']:>5} H{r['h_tile']} w{r['work']:<3} "
+            f"W_g {r['wg_ns']:7.1f} ns  measured {r['measured_s'] * 1e3:9.2f} ms  model {r['model_s'] * 1e3:9.2f} ms "
+            f"({r['model_error'] * 100:+6.1f} %)  simulation {r['simulation_s'] * 1e3:9.2f} ms "
+            f"({r['simulation_error'] * 100:+6.1f} %)")
+
+
+def summary(rows: list) -> list:
+    lines = []
+    for key in ("model_error", "simulation_error"):
+        errors = [abs(r[key]) for r in rows]
+        lines.append(f"{key.split('_')[0]:<10}: mean absolute error {statistics.mean(errors) * 100:.1f} % "
+                     f"(target <= 10 %), worst {max(errors) * 100:.1f} % (target <= 20 %) over {len(rows)} "
+                     "configurations")
+    agree = [abs(r["simulation_s"] / r["model_s"] - 1) for r in rows]
+    lines.append(f"simulation vs model: mean {statistics.mean(agree) * 100:.1f} %, worst {max(agree) * 100:.1f} % "
+                 "(target within 5 %)")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--local-only", action="store_true", help="skip the emulated cluster")
+    parser.add_argument("--rate", type=float, default=100, help="emulated links, Mbit/s (default 100)")
+    parser.add_argument("--runs", type=int, default=1, help="repeat every configuration (default 1)")
+    parser.add_argument("--json", default=None, help="write every row here")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="hpcb-predict-") as work_dir:
+        os.chmod(work_dir, 0o755)
+        for _ in range(args.runs):
+            rows += local(work_dir)
+            if not args.local_only:
+                why = "needs root" if os.geteuid() != 0 else netcluster.available()
+                if why:
+                    print(f"emulated cluster skipped: {why}")
+                else:
+                    rows += cluster(work_dir, args.rate)
+    for line in summary(rows):
+        print(line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
