@@ -95,11 +95,18 @@ def event_durations(program: Program, profile: NetworkProfile, placement: Placem
     klass = placement.pair_class(owner, program.peer[comm])
     profile.require(CLASSES[int(k)] for k in np.unique(klass))
     size = program.value[comm]
-    # Few distinct (size, class) pairs in any real program: cost those, not millions.
-    keys, inverse = np.unique(np.stack([size, klass.astype(float)]), axis=1, return_inverse=True)
-    t_send, t_recv = profile.costs(keys[0], keys[1].astype(np.int64))
-    inverse = inverse.reshape(-1)
+    # Few distinct sizes in any real program: cost each (size, class) pair
+    # once and look the millions of messages up, not the other way round.
+    sizes, which = np.unique(size, return_inverse=True)
+    width = len(CLASSES)
+    grid_size = np.repeat(sizes, width)
+    grid_class = np.tile(np.arange(width), sizes.size)
+    used = np.zeros(sizes.size * width, dtype=bool)
+    code = which.reshape(-1) * width + klass
+    used[code] = True
+    t_send, t_recv = np.zeros(used.size), np.zeros(used.size)
+    t_send[used], t_recv[used] = profile.costs(grid_size[used], grid_class[used])
     is_send = program.kind[comm] == SEND
-    duration[comm] = np.where(is_send, t_send[inverse], t_recv[inverse])
+    duration[comm] = np.where(is_send, t_send[code], t_recv[code])
     assert np.all(program.kind[comm[~is_send]] == RECV)
     return duration
