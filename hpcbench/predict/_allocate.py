@@ -142,7 +142,7 @@ def placement_from_mapping(mapping) -> Placement:
     bound = np.ones(len(choices), dtype=bool)
     unknown: set = set()
     for k, ch in enumerate(choices):
-        levels = by_host.get(ch.host).levels if ch.host in by_host else []
+        levels = by_host[ch.host].levels if ch.host in by_host else []
         pkg = _group_of(levels, ch.pu, lambda name: "package" in name.split("/"))
         llc = _group_of(levels, ch.pu, _is_last_cache(levels))
         if pkg is None or llc is None:
