@@ -1,7 +1,7 @@
 """Figures for the simulator (Hammond et al. 2009, sections 4.2, 5.3 and 7).
 
     python benchmarks/bench_simulate.py [--wg SECONDS] [--cores 16,64,256,1024,4096] [--what-if TEXT]
-                                        [--json out.json]
+                                        [--sends eager|blocking] [--json out.json]
 
 Prints, measured in this run (nothing is asserted):
   * speed: the 240^3 problem on 4096 ranks (64 x 64), H_tile 1, one
@@ -14,6 +14,8 @@ Prints, measured in this run (nothing is asserted):
     over round robin, (T_rr - T) / T_rr, by core count, on P/4 such nodes
     (the job's own nodes, full), the same program for the three.
   * --what-if TEXT: the 4096-rank run again with the what-if applied.
+  * --sends blocking: all of it with WARPP's rendezvous instead of the
+    contract's eager sends (_replay.py).
 
 64 does not divide 240: the cells of a rank are Nx/n = Ny/m = 3.75, as
 Table 2 takes them (mean work and message sizes per rank). The profile is
@@ -71,14 +73,14 @@ def program_for(cores: int, wg: float, grid: int = GRID, iterations: int = 1):
                            iterations=iterations, sweeps=SWEEP_ORDER)
 
 
-def speed(wg: float, profile: NetworkProfile, what_if: str | None) -> dict:
+def speed(wg: float, profile: NetworkProfile, what_if: str | None, sends: str) -> dict:
     t0 = time.perf_counter()
     program = program_for(4096, wg)
     t1 = time.perf_counter()
     placement = allocate(4096, Machine(1024, 2, 2), "node-fill")
     duration = event_durations(program, profile, placement)
     t2 = time.perf_counter()
-    r = replay(program, duration, sends="eager")
+    r = replay(program, duration, sends=sends)
     t3 = time.perf_counter()
     print(f"speed: 240^3 on 64x64 = 4096 ranks, {program.nevents:,} events, node fill on 1024x2x2")
     print(f"  generate {t1 - t0:6.1f} s   cost events {t2 - t1:6.1f} s   replay {t3 - t2:6.1f} s "
@@ -90,14 +92,14 @@ def speed(wg: float, profile: NetworkProfile, what_if: str | None) -> dict:
            "total_s": t3 - t0, "predicted_s": r.total}
     if what_if:
         proj = parse_what_if(what_if).apply(profile, Machine(1024, 2, 2))
-        s = simulate(program, proj.profile, placement, core_speed=proj.core_speed)
-        print(f"  what-if {proj and parse_what_if(what_if).describe()}: {s.total:.4f} s "
+        s = simulate(program, proj.profile, placement, core_speed=proj.core_speed, sends=sends)
+        print(f"  what-if {parse_what_if(what_if).describe()}: {s.total:.4f} s "
               f"({(s.total - r.total) / r.total:+.2%})")
         out["what_if"] = {"text": what_if, "predicted_s": s.total}
     return out
 
 
-def figure9(wg: float, profile: NetworkProfile, cores_list) -> dict:
+def figure9(wg: float, profile: NetworkProfile, cores_list, sends: str) -> dict:
     print("Figure 9 in shape: improvement over round robin, (T_rr - T) / T_rr, P/4 nodes x 2 x 2")
     print(f"  {'cores':>6} {'round robin (s)':>16} {'node fill':>10} {'processor fill':>15} {'seconds':>8}")
     rows = {}
@@ -105,7 +107,7 @@ def figure9(wg: float, profile: NetworkProfile, cores_list) -> dict:
         t0 = time.perf_counter()
         program = program_for(cores, wg)
         machine = Machine(max(cores // 4, 1), 2, 2)
-        totals = {s: simulate(program, profile, allocate(cores, machine, s)).total
+        totals = {s: simulate(program, profile, allocate(cores, machine, s), sends=sends).total
                   for s in ("round-robin", "node-fill", "processor-fill")}
         rr = totals["round-robin"]
         gain = {s: (rr - t) / rr for s, t in totals.items()}
@@ -132,17 +134,18 @@ def main() -> None:
     ap.add_argument("--wg", type=float, default=WG_DEFAULT, help="W_g, seconds per cell (all angles)")
     ap.add_argument("--cores", default="16,64,256,1024,4096", help="core counts of the Figure 9 table")
     ap.add_argument("--what-if", default=None, help="a what-if for the 4096-rank run, e.g. latency=+50%%")
+    ap.add_argument("--sends", default="eager", choices=("eager", "blocking"), help="transfer semantics")
     ap.add_argument("--calibrate", action="store_true", help="only print T(4096)/T(32) for --wg")
     ap.add_argument("--json", default=None, help="write the numbers there")
     args = ap.parse_args()
     profile = table3()
-    print(f"profile: {profile.source}; W_g {args.wg:g} s per cell; eager sends (the contract)")
+    print(f"profile: {profile.source}; W_g {args.wg:g} s per cell; {args.sends} sends")
     if args.calibrate:
         calibrate(args.wg, profile)
         return
-    out = {"wg": args.wg, "profile": profile.source,
-           "speed": speed(args.wg, profile, args.what_if),
-           "figure9": figure9(args.wg, profile, [int(c) for c in args.cores.split(",")])}
+    out = {"wg": args.wg, "profile": profile.source, "sends": args.sends,
+           "speed": speed(args.wg, profile, args.what_if, args.sends),
+           "figure9": figure9(args.wg, profile, [int(c) for c in args.cores.split(",")], args.sends)}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1, default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
