@@ -18,6 +18,15 @@ partner that waits elsewhere), reported as such, never a hang. Rounds are at
 most the events of the longest rank plus the length of the longest chain of
 waits, and each costs a few vector operations over the ranks: 4096 ranks
 with millions of events replay in seconds.
+
+That is WARPP's blocking transfer (sends="blocking", the default). The
+contract the wavefront kernel and model share (_params.py) has eager sends
+instead (sends="eager"): the sender never waits, it is busy t_send from
+when it reaches the send, the message arrives when that ends, and the
+receiver is busy t_recv from when it has both reached the receive and the
+message has arrived; so a hop costs t_send + t_recv on the critical path,
+as Table 2's Total_comm. Replayed the same way, one event per rank per
+pass, a receive whose message has not been sent yet holding its rank.
 """
 from __future__ import annotations
 
@@ -49,15 +58,25 @@ class Replay:
         return float(self.finish.max()) if self.finish.size else 0.0
 
 
-def replay(program: Program, duration: np.ndarray) -> Replay:
+#: The transfer semantics replay() knows (see the module docstring).
+SEND_MODES = ("blocking", "eager")
+
+
+def replay(program: Program, duration: np.ndarray, sends: str = "blocking") -> Replay:
     """Replay `program` with `duration[i]` seconds for event i: compute
-    time, send time (sender) or receive time (receiver). Raises Deadlock
-    (one line naming the waiting ranks) if it cannot finish."""
+    time, send time (sender) or receive time (receiver); `sends` is
+    "blocking" (WARPP) or "eager" (the wavefront contract), see the module
+    docstring. Raises Deadlock (one line naming the waiting ranks) if it
+    cannot finish."""
     duration = np.asarray(duration, dtype=float)
     if duration.shape != program.kind.shape:
         raise ProgramError(f"one duration per event is needed, got {duration.size} for {program.nevents}")
     if not np.all(np.isfinite(duration)) or np.any(duration < 0):
         raise ProgramError("event durations must be finite and not negative")
+    if sends not in SEND_MODES:
+        raise ProgramError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
+    if sends == "eager":
+        return _replay_eager(program, duration)
     n = program.nranks
     # One sentinel event past the end: a finished rank points at it.
     done = program.nevents
@@ -105,6 +124,66 @@ def replay(program: Program, duration: np.ndarray) -> Replay:
             if waiting.size:
                 raise Deadlock(_deadlock_words(program, pc, waiting))
             return Replay(finish=t, compute=compute, send=send, recv=recv, idle=idle, rounds=rounds)
+
+
+def _replay_eager(program: Program, duration: np.ndarray) -> Replay:
+    """The eager replay: every pass, each unfinished rank runs its next
+    event if it can (a receive can once its message has been sent). One
+    event per rank per pass, all ranks at once: a rank running ahead alone
+    (a sweep's corner sends for a whole stack without waiting) would
+    otherwise cost one pass per event of its own."""
+    n = program.nranks
+    done = program.nevents
+    kind = np.append(program.kind, np.uint8(255))
+    dur = np.append(duration, 0.0)
+    match = np.append(matching_sends(program), done)
+    # When each send's message arrives (t_send after the send started); -1: not sent yet.
+    arrival = np.full(done + 1, -1.0)
+    last = program.offsets[1:]
+    pc = np.where(program.offsets[:-1] < last, program.offsets[:-1], done)
+    t = np.zeros(n)
+    compute, send, recv, idle = (np.zeros(n) for _ in range(4))
+    rounds = 0
+    live = np.flatnonzero(pc != done)
+    while live.size:
+        rounds += 1
+        e = pc[live]
+        k = kind[e]
+        ready = arrival[match[e]]
+        # A receive waits for its message; compute and send never wait.
+        go = (k != RECV) | (ready >= 0)
+        if not go.any():
+            raise Deadlock(_deadlock_words(program, pc, live))
+        at, e, k, ready = live[go], e[go], k[go], ready[go]
+        d = dur[e]
+        now = t[at]
+        s = k == SEND
+        arrival[e[s]] = now[s] + d[s]
+        start = np.maximum(now, ready)      # ready is -1 unless a receive
+        idle[at] += start - now
+        compute[at] += np.where(k == COMPUTE, d, 0.0)
+        send[at] += np.where(s, d, 0.0)
+        recv[at] += np.where(k == RECV, d, 0.0)
+        t[at] = start + d
+        pc[at] = _advance(e, last[at], done)
+        live = live[pc[live] != done]
+    return Replay(finish=t, compute=compute, send=send, recv=recv, idle=idle, rounds=rounds)
+
+
+def matching_sends(program: Program) -> np.ndarray:
+    """For every event, the index of the send its receive matches (the k-th
+    receive of rank b from a takes the k-th send of a to b); -1 elsewhere.
+    Events are in rank order and program order within a rank, so a stable
+    sort by (sender, receiver) lines both lists up pair by pair."""
+    n = program.nranks
+    owner = program.rank_of_events()
+    s = np.flatnonzero(program.kind == SEND)
+    r = np.flatnonzero(program.kind == RECV)
+    s_order = np.argsort(owner[s] * n + program.peer[s], kind="stable")
+    r_order = np.argsort(program.peer[r] * n + owner[r], kind="stable")
+    out = np.full(program.nevents, -1, dtype=np.int64)
+    out[r[r_order]] = s[s_order]
+    return out
 
 
 def _advance(pc: np.ndarray, last: np.ndarray, done: int) -> np.ndarray:

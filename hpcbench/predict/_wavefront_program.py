@@ -1,0 +1,129 @@
+"""The wavefront code as a Program (Hammond et al. 2009, section 3.1 and
+Table 2), following the contract of _params.py exactly: ranks j * n + i,
+the eight sweeps of SWEEP_ORDER, and for every tile of a sweep, on every
+rank: [W_pre], receive from the upstream x neighbour, receive from the
+upstream y neighbour, compute W, send to the downstream x neighbour, send
+to the downstream y neighbour. Faces crossing x (east-west) carry
+params.message_ew bytes, faces crossing y params.message_ns bytes.
+
+W_pre (W_g,pre x H_tile x Nx/n x Ny/m seconds) is computed before the
+receives of every tile, as r2a and r4 read: it needs no upstream data, so it
+overlaps the wait of every rank but the corner's, whose first tile starts at
+W_pre. It is left out when W_g,pre is 0 (Chimaera), and so is the
+T_nonwavefront compute that ends every iteration when it is 0: a zero-time
+event would change no time, only the event counts.
+
+Built NumPy-wide: a rank's events of one sweep are one short template
+(3 to 6 events, by which neighbours it has upstream and downstream) repeated
+once per tile, and the ranks of a sweep fall into at most 16 such shapes,
+so the arrays are filled with one vectorised write per (iteration, sweep,
+shape), never a Python loop per event.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._params import SWEEP_ORDER, ParameterError, WavefrontParams
+from ._program import COMPUTE, RECV, SEND, Program
+
+__all__ = ["wavefront_program"]
+
+
+def wavefront_program(params: WavefrontParams, iterations: int = 1) -> Program:
+    """The per-rank events of `iterations` iterations of the wavefront code
+    described by `params` (compute values in seconds, message values in
+    bytes); see the module docstring for the order."""
+    if int(iterations) != iterations or iterations < 1:
+        raise ParameterError(f"iterations must be a positive whole number, got {iterations}")
+    p = params
+    cells = p.h_tile * p.cells_x * p.cells_y
+    return build_wavefront(p.m, p.n, p.tiles, w=p.wg * cells, w_pre=p.wg_pre * cells,
+                           message_ew=p.message_ew, message_ns=p.message_ns,
+                           t_nonwavefront=p.t_nonwavefront, iterations=int(iterations),
+                           sweeps=SWEEP_ORDER[:p.n_sweeps] if p.n_sweeps <= len(SWEEP_ORDER) else None)
+
+
+def build_wavefront(m: int, n: int, tiles: int, w: float, w_pre: float = 0.0, message_ew: float = 0.0,
+                    message_ns: float = 0.0, t_nonwavefront: float = 0.0, iterations: int = 1,
+                    sweeps=SWEEP_ORDER) -> Program:
+    """The same program from the per-tile quantities themselves (seconds and
+    bytes): what a grid that the process array does not divide evenly
+    needs, with the mean Nx/n and Ny/m as Table 2 takes them."""
+    if sweeps is None:
+        raise ParameterError(f"the simulated program knows the {len(SWEEP_ORDER)} sweeps of SWEEP_ORDER, "
+                             "not more")
+    nranks = m * n
+    i = np.tile(np.arange(n), m)         # column of every rank (rank = j * n + i)
+    j = np.repeat(np.arange(m), n)       # row
+    rank = np.arange(nranks, dtype=np.int64)
+    # Per sweep and rank: which neighbours exist upstream/downstream in x and y.
+    shapes = []
+    for east, north, _ in sweeps:
+        dx = -1 if east else 1           # a sweep from the east moves west
+        dy = -1 if north else 1
+        ux, uy = i - dx, j - dy          # upstream neighbour's column / row
+        vx, vy = i + dx, j + dy          # downstream
+        has = np.stack([(ux >= 0) & (ux < n), (uy >= 0) & (uy < m), (vx >= 0) & (vx < n), (vy >= 0) & (vy < m)])
+        peers = np.stack([rank - dx, rank - dy * n, rank + dx, rank + dy * n])
+        shapes.append((has, peers))
+    pre = w_pre > 0
+    tail = t_nonwavefront > 0
+    # Events per rank per sweep: one template of L events per tile.
+    length = np.zeros(nranks, dtype=np.int64)
+    for has, _ in shapes:
+        length += tiles * (int(pre) + 1 + has.sum(axis=0))
+    per_iteration = length + int(tail)
+    counts = iterations * per_iteration
+    offsets = np.zeros(nranks + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    kind = np.empty(total, dtype=np.uint8)
+    peer = np.empty(total, dtype=np.int64)
+    value = np.empty(total, dtype=float)
+    cursor = offsets[:-1].copy()         # where each rank's next event goes
+    for _ in range(iterations):
+        for has, peers in shapes:
+            code = has[0] * 1 + has[1] * 2 + has[2] * 4 + has[3] * 8
+            for c in np.unique(code):
+                who = np.flatnonzero(code == c)
+                k, pe, v = _template(has[:, who[0]], peers[:, who], w, w_pre, message_ew, message_ns)
+                size = k.size
+                # Row r of the block: rank who[r]'s template, tiles times over.
+                at = cursor[who, None] + np.arange(tiles * size)[None, :]
+                kind[at] = np.tile(k, tiles)[None, :]
+                peer[at] = np.tile(pe, (1, tiles))
+                value[at] = np.tile(v, tiles)[None, :]
+                cursor[who] += tiles * size
+        if tail:
+            kind[cursor] = COMPUTE
+            peer[cursor] = -1
+            value[cursor] = t_nonwavefront
+            cursor += 1
+    program = Program(offsets=offsets, kind=kind, peer=peer, value=value)
+    program.check()
+    return program
+
+
+def _template(has: np.ndarray, peers: np.ndarray, w: float, w_pre: float, message_ew: float,
+              message_ns: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One tile's events for ranks of one shape: kinds and values (one row),
+    peers (one row per rank, columns the events)."""
+    ux, uy, dx, dy = (bool(h) for h in has)
+    ranks = peers.shape[1]
+    none = np.full(ranks, -1, dtype=np.int64)
+    rows = []                            # (kind, peer per rank, value)
+    if w_pre > 0:
+        rows.append((COMPUTE, none, w_pre))
+    if ux:
+        rows.append((RECV, peers[0], message_ew))
+    if uy:
+        rows.append((RECV, peers[1], message_ns))
+    rows.append((COMPUTE, none, w))
+    if dx:
+        rows.append((SEND, peers[2], message_ew))
+    if dy:
+        rows.append((SEND, peers[3], message_ns))
+    kind = np.array([r[0] for r in rows], dtype=np.uint8)
+    peer = np.stack([r[1] for r in rows], axis=1)
+    value = np.array([r[2] for r in rows], dtype=float)
+    return kind, peer, value
