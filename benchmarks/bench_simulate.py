@@ -14,6 +14,9 @@ Prints, measured in this run (nothing is asserted):
     over round robin, (T_rr - T) / T_rr, by core count, on P/4 such nodes
     (the job's own nodes, full), the same program for the three.
   * --what-if TEXT: the 4096-rank run again with the what-if applied.
+  * --projections: section 6 by core count, node fill: Table 5 (dual to
+    quad core, cores-per-node=x2,contention=table5, on P/8 nodes of 2 x 4)
+    and Figure 6 (latency +25, +50, +75 %), as changes of the run time.
   * --sends blocking: all of it with WARPP's rendezvous instead of the
     contract's eager sends (_replay.py).
 
@@ -117,6 +120,25 @@ def figure9(wg: float, profile: NetworkProfile, cores_list, sends: str) -> dict:
     return rows
 
 
+def projections(wg: float, profile: NetworkProfile, cores_list, sends: str) -> dict:
+    print("Section 6 by core count, node fill: run-time change against the dual-core machine as measured")
+    print(f"  {'cores':>6} {'dual (s)':>9} {'quad, Table 5':>14} {'lat +25%':>9} {'lat +50%':>9} {'lat +75%':>9}")
+    rows = {}
+    for cores in cores_list:
+        program = program_for(cores, wg)
+        dual = Machine(max(cores // 4, 1), 2, 2)
+        base = simulate(program, profile, allocate(cores, dual, "node-fill"), sends=sends).total
+        quad = parse_what_if("cores-per-node=x2,contention=table5").apply(profile, Machine(max(cores // 8, 1), 2, 2))
+        assert quad.machine is not None
+        t_quad = simulate(program, quad.profile, allocate(cores, quad.machine, "node-fill"), sends=sends).total
+        lat = [simulate(program, parse_what_if(f"latency=+{p}%").apply(profile).profile,
+                        allocate(cores, dual, "node-fill"), sends=sends).total for p in (25, 50, 75)]
+        change = [(t - base) / base for t in [t_quad] + lat]
+        print(f"  {cores:>6} {base:>9.4f} {change[0]:>14.2%} " + " ".join(f"{c:>9.2%}" for c in change[1:]))
+        rows[cores] = {"dual_s": base, "quad_s": t_quad, "latency_s": dict(zip(("+25%", "+50%", "+75%"), lat))}
+    return rows
+
+
 def calibrate(wg: float, profile: NetworkProfile) -> None:
     """T(4096) / T(32) for this W_g (Table 5, dual core: 37.29 / 729.97 = 0.0511).
     32 cores as 4 x 8 (rows x columns: 240 / 8 = 30, 240 / 4 = 60 cells)."""
@@ -135,6 +157,7 @@ def main() -> None:
     ap.add_argument("--cores", default="16,64,256,1024,4096", help="core counts of the Figure 9 table")
     ap.add_argument("--what-if", default=None, help="a what-if for the 4096-rank run, e.g. latency=+50%%")
     ap.add_argument("--sends", default="eager", choices=("eager", "blocking"), help="transfer semantics")
+    ap.add_argument("--projections", action="store_true", help="also section 6's Table 5 and Figure 6")
     ap.add_argument("--calibrate", action="store_true", help="only print T(4096)/T(32) for --wg")
     ap.add_argument("--json", default=None, help="write the numbers there")
     args = ap.parse_args()
@@ -146,6 +169,8 @@ def main() -> None:
     out = {"wg": args.wg, "profile": profile.source, "sends": args.sends,
            "speed": speed(args.wg, profile, args.what_if, args.sends),
            "figure9": figure9(args.wg, profile, [int(c) for c in args.cores.split(",")], args.sends)}
+    if args.projections:
+        out["projections"] = projections(args.wg, profile, [int(c) for c in args.cores.split(",")], args.sends)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1, default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
