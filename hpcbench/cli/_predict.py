@@ -53,6 +53,9 @@ def add_predict_parser(sub) -> None:
     what.add_argument("--what-if", default="", metavar="K=V,...",
                       help="latency=+25%%,bandwidth=-10%%,core-speed=+20%%,cores-per-node=x2,contention=table5")
     what.add_argument("--simulate", action="store_true", help="also replay the run event by event (per rank)")
+    what.add_argument("--sends", default="eager", choices=("eager", "blocking"),
+                      help="the simulation's sends: eager (MPI_Send of a face below the eager limit, Table 2's "
+                           "Total_comm; default) or blocking (WARPP's rendezvous: the sender waits for the receiver)")
     what.add_argument("--sweep", default=None, metavar="P1,P2,...",
                       help="predict for these process counts too (most square arrays): time, parallel "
                            "efficiency, change against the first")
@@ -100,7 +103,8 @@ def cmd_predict(args) -> int:
     prediction = _agreed(comm, lambda: _guarded(lambda: wavefront(params, inputs.profile, placement)))
     simulation = None
     if args.simulate:
-        simulation = _agreed(comm, lambda: _guarded(lambda: _simulate(params, inputs.profile, placement)))
+        simulation = _agreed(comm, lambda: _guarded(lambda: _simulate(params, inputs.profile, placement,
+                                                                      args.sends)))
     measured = None
     if args.measure:
         from ..predict import run_wavefront
@@ -198,9 +202,9 @@ def _wg(args, inputs: _Inputs, comm) -> tuple[float, str]:
     return measured(), f"measured on one process (work {inputs.work})"
 
 
-def _simulate(params, profile, placement):
+def _simulate(params, profile, placement, sends: str):
     from ..predict import simulate, wavefront_program
-    return simulate(wavefront_program(params), profile, placement)
+    return simulate(wavefront_program(params), profile, placement, sends=sends)
 
 
 def _sweep(params, inputs: _Inputs, alloc: str | None) -> list:
