@@ -15,7 +15,9 @@ matplotlib = pytest.importorskip("matplotlib")
                                                       ("multibsp.ipynb", "ratios", 3),
                                                       ("report.ipynb", "ratios", 0),
                                                       ("matrix.ipynb", "fits", 1),
-                                                      ("mapping.ipynb", "mapping", 1)])
+                                                      ("mapping.ipynb", "mapping", 1),
+                                                      ("predict.ipynb", "errors", 3),
+                                                      ("simulate.ipynb", "improvements", 4)])
 def test_notebook_runs(name, produced, figures, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

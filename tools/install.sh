@@ -32,7 +32,7 @@ fi
 # Build-time and test dependencies first, then the package itself without
 # build isolation, so it compiles against this environment's NumPy and mpi4py.
 $PYTHON -m pip install -q --disable-pip-version-check "setuptools>=61" wheel "numpy>=1.23" "mpi4py>=3.1" \
-    "scipy>=1.12" "pytest>=7" "matplotlib>=3.5" 2>&1 | grep -v "Running pip as the 'root' user" || true
+    "scipy>=1.12" "pytest>=7" "matplotlib>=3.10" 2>&1 | grep -v "Running pip as the 'root' user" || true
 $PYTHON -m pip install -q --disable-pip-version-check --no-build-isolation -e . 2>&1 \
     | grep -v "Running pip as the 'root' user" || true
 $PYTHON -c "import hpcbench._core" || { echo "hpcbench install: error: the extension did not build" >&2; exit 1; }
