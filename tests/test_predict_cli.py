@@ -146,7 +146,7 @@ def test_measure_runs_the_real_kernel_beside_the_prediction(tmp_path):
     assert measured["verified"] and len(measured["samples_s"]) == 2 and measured["median_s"] > 0
     assert measured["model_error"] == pytest.approx((data["model"]["time_s"] - measured["median_s"])
                                                     / measured["median_s"])
-    assert "every rank at once" in data["params"]["wg_how"]
+    assert "every rank at once just before and after" in data["params"]["wg_how"]
     assert proc.stdout.count("measured (the real kernel") == 1          # rank 0 alone prints
 
 

@@ -96,7 +96,25 @@ def cmd_predict(args) -> int:
     if placement is None:                              # the job's own, gathered from every rank
         from ..predict import Placement
         placement = Placement.from_job(comm)
-    wg, wg_how = _agreed(comm, lambda: _wg(args, inputs, comm))
+    measured = None
+    if args.measure:
+        from ..predict import run_wavefront
+    if args.measure and args.wg is None:
+        # W_g just before and just after the run, by every rank at once:
+        # this machine's cores change speed from one second to the next
+        # (other tenants), and the two measurements bracket the run.
+        before = _agreed(comm, lambda: _wg_of_ranks(inputs, comm))
+        measured = run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
+        after = _agreed(comm, lambda: _wg_of_ranks(inputs, comm))
+        per_rank = [(a + b) / 2 for a, b in zip(before, after)]
+        wg = max(per_rank)
+        wg_how = (f"measured by every rank at once just before and after the run (work {inputs.work}), the mean "
+                  f"of the two, the slowest of {len(per_rank)} ranks: {min(per_rank) * 1e9:.1f}.."
+                  f"{wg * 1e9:.1f} ns")
+    else:
+        if args.measure:
+            measured = run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
+        wg, wg_how = _agreed(comm, lambda: _wg(args, inputs))
     params = inputs.params.with_(wg=wg / inputs.core_speed)
 
     from ..predict import wavefront
@@ -105,10 +123,6 @@ def cmd_predict(args) -> int:
     if args.simulate:
         simulation = _agreed(comm, lambda: _guarded(lambda: _simulate(params, inputs.profile, placement,
                                                                       args.sends)))
-    measured = None
-    if args.measure:
-        from ..predict import run_wavefront
-        measured = run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
     sweep_rows = []
     if inputs.sweep and rank == 0:
         sweep_rows = _guarded(lambda: _sweep(params, inputs, args.alloc))
@@ -182,24 +196,24 @@ def _profile(args):
     raise ValueError("give --results RESULTS.json (with comm records) or --profile TABLE.json for the network")
 
 
-def _wg(args, inputs: _Inputs, comm) -> tuple[float, str]:
-    """W_g in seconds per cell and how it was had. With --measure every
-    rank measures it at once, on its own stack, and the slowest speaks: ranks
-    that share a core (an oversubscribed job) then see the sharing in W_g,
-    which is how the model accounts for it. Otherwise this process measures
-    it alone, as the paper does."""
+def _wg(args, inputs: _Inputs) -> tuple[float, str]:
+    """W_g in seconds per cell and how it was had: given, or measured by
+    this process alone, as the paper does."""
     if args.wg is not None:
         return float(args.wg), "given (--wg)"
     from ..predict import measure_wg
+    return (_guarded(lambda: measure_wg(inputs.params, work=inputs.work)),
+            f"measured on one process (work {inputs.work})")
 
-    def measured() -> float:
-        return _guarded(lambda: measure_wg(inputs.params, work=inputs.work))
-    if args.measure and comm is not None and comm.Get_size() > 1:
-        mine = measured()
-        everyone = comm.allgather(mine)
-        return max(everyone), (f"measured by every rank at once (work {inputs.work}), the slowest of "
-                               f"{len(everyone)}: {min(everyone) * 1e9:.1f}..{max(everyone) * 1e9:.1f} ns")
-    return measured(), f"measured on one process (work {inputs.work})"
+
+def _wg_of_ranks(inputs: _Inputs, comm) -> list:
+    """W_g of every rank, measured by all at once on its own stack (with
+    --measure): ranks that share a core (an oversubscribed job) see the
+    sharing in W_g, which is how the model accounts for it, and the slowest
+    rank, which the pipeline waits for, speaks."""
+    from ..predict import measure_wg
+    mine = _guarded(lambda: measure_wg(inputs.params, work=inputs.work))
+    return comm.allgather(mine)
 
 
 def _simulate(params, profile, placement, sends: str):
