@@ -47,11 +47,18 @@ def test_run_writes_results_with_hwloc_beside_measured(small_run):
     # where refinement re-measured sizes up to 4 MiB (null where a size was
     # not re-measured).
     assert len(raw["cycles_per_access"][0]) in (2, 10) and len(raw["cycles_per_access"][0][0]) == 2
-    # L1 is found by its edge, which every placement colours evenly: on a
-    # real machine it must be hwloc's within the 10 %.
+    # L1 is found by its edge, which every placement colours evenly. Whether
+    # it is hwloc's within 10 % is a figure of the machine, not of the code
+    # (benchmarks/bench_cache.py measures it beside a plain C chase): a guest
+    # whose core's other hardware thread belongs to another tenant holds
+    # less (an Intel guest here: 28-32 KiB of 48, the plain chase alike).
+    # What the code must do is say so: a level off by more is never shown
+    # as agreeing with hwloc.
     hw_l1 = [c.size for c in Topology.load().data_caches_of(rec["parameters"]["pu"]) if c.level == 1]
     if hw_l1:
-        assert levels[0].method == "edge" and abs(levels[0].size - hw_l1[0]) <= 0.10 * hw_l1[0], levels[0]
+        l1 = levels[0]
+        assert l1.method == "edge" and l1.hwloc_size == hw_l1[0], l1
+        assert l1.agrees == (abs(l1.size - hw_l1[0]) <= 0.10 * hw_l1[0]), l1
     # Every level has its plateau's latency and its read bandwidth; the
     # placement of every buffer is recorded.
     assert all(lv.latency_cycles > 0 and lv.latency_ns > 0 and lv.bandwidth > 0 for lv in levels)
