@@ -123,6 +123,15 @@ def _bounds_row(lv: MeasuredLevel) -> str:
     return f"  {name} bounds: the best placement held {format_size(lv.held or 0)}{half}{fit}"
 
 
+def _extension_words(p: CacheParameters) -> str:
+    """Why the sweep stopped where it did, for a curve still rising there."""
+    if not (p.extend and p.extend_limit):
+        return "; raise --cache-max"
+    if (p.extended_to or p.max_size) * 2 ** 0.25 > p.extend_limit:      # no quarter octave left below the bound
+        return f"; the extension stopped at its bound, {format_size(p.extend_limit)}"
+    return "; the extension stopped at its time budget: raise --cache-max"
+
+
 def _level_row(lv: MeasuredLevel) -> str:
     """One row of the summary's table."""
     flagged = lv.status == "flagged"
@@ -224,7 +233,11 @@ class CacheBenchmark(Benchmark):
             lines.append(f"  {'memory':<6}{format_size(m.from_size):>12}{'plateau from':>15}{latency:>15}"
                          f"{bandwidth:>8}")
         else:
-            lines.append("  memory: not reached (the curve still rises at the largest size; raise --cache-max)")
+            lines.append(f"  memory: not reached (the curve still rises at the largest size, "
+                         f"{format_size(max(record.raw.sizes))}{_extension_words(p)})")
+        if p.extended_to:
+            lines.append(f"  sweep extended from {format_size(p.max_size)} to {format_size(p.extended_to)}: "
+                         "the curve still rose at the base sweep's largest size")
         lines += [_bounds_row(lv) for lv in levels if lv.held is not None]
         lines += [f"  flagged: {flag}" for flag in d.flags or []]
         return lines

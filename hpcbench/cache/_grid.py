@@ -44,6 +44,19 @@ def sweep_sizes(min_size: int, max_size: int, stride: int, grid: str = "fine") -
     return sizes[(sizes >= min_size) & (sizes <= max_size)]
 
 
+def extension_sizes(top: int, limit: int, stride: int) -> np.ndarray:
+    """Sizes past `top` (bytes), POINTS_PER_OCTAVE per octave, up to `limit`:
+    what a sweep whose curve still rises at `top` measures next. Geometric
+    on either grid: past the base sweep the question is only where the
+    last rise ends, and the paper's 1 MiB steps would cost a traversal of
+    tens of megabytes per step to answer it."""
+    if limit <= top:
+        return np.zeros(0, dtype=np.int64)
+    steps = int(np.floor(POINTS_PER_OCTAVE * np.log2(limit / top) + 1e-9))
+    sizes = _on_stride(top * 2.0 ** (np.arange(1, steps + 1) / POINTS_PER_OCTAVE), stride)
+    return sizes[(sizes > top) & (sizes <= limit)]
+
+
 def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 64, edge_points: int = 15,
                      per_octave: int = 16, linear_from: int = 2 << 20, linear_step: int = 256 << 10,
                      max_per_rise: int = 8, large_edge_points: int = 5, budget: float | None = None,

@@ -31,7 +31,7 @@ from .._memory import SAFE_MEMORY_SHARE, page_mode, safe_memory_limit
 from .._protocol import check_ranges
 from ..topology import Topology, bound_to
 from ._grid import sweep_sizes
-from ._passes import run_passes
+from ._passes import extension_limit, run_passes
 from ._robust import bandwidth_per_size, per_size
 from ._options import CacheOptions
 from ._placement import Placement, classify, virtual_machine
@@ -76,6 +76,12 @@ def default_max_size(topology: Topology) -> int:
     target = 2 * max(caches) if caches else 64 << 20
     target = -(-target // (1 << 20)) * (1 << 20)
     return min(target, max(safe_memory_limit() // (1 << 20), 4) * (1 << 20))
+
+
+def largest_cache(topology: Topology) -> int | None:
+    """Bytes of the largest data or unified cache hwloc reports, if any."""
+    caches = [c.size for c in topology.caches if c.kind != "instruction"]
+    return max(caches) if caches else None
 
 
 def default_stride(topology: Topology, pu: int | None = None) -> int:
@@ -205,7 +211,7 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
             min_accesses: int = _D.min_accesses, warmup: int = _D.warmup, pu: int | None = _D.pu,
             pages: str = _D.pages, refine: bool = _D.refine, seed: int = _D.seed, window: int = _D.window,
             grid: str = _D.grid, bandwidth: bool = _D.bandwidth, isa: str = _D.isa,
-            long_slots: int = _D.long_slots, topology: Topology | None = None,
+            long_slots: int = _D.long_slots, extend: bool = _D.extend, topology: Topology | None = None,
             progress: Callable[[str], None] | None = None) -> CacheSweep:
     """Sweep sizes: the latency of a pointer chase through every slot of a
     prefix of one buffer, and (bandwidth=True) the read bandwidth of
@@ -219,7 +225,9 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
     pages where the system grants them), "normal" or "system"; order:
     "auto" (random where huge pages back the buffer outside a virtual machine, windowed otherwise),
     "random", "windowed" or "sequential". refine adds sizes inside each rise
-    of the first sweep. Returns a CacheSweep; `sizes, cycles = measure()`
+    of the first sweep. extend: while the curve still rises at max_size,
+    sweep on octave by octave past it (up to extension_limit: 4 times the
+    largest cache, within the memory available). Returns a CacheSweep; `sizes, cycles = measure()`
     also works.
     """
     topology = topology or Topology.load()
@@ -234,6 +242,9 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
                                                   pages, min_accesses, window, grid, isa)
     _validate.non_negative_int("warmup", warmup)
     sizes = sweep_sizes(min_size, max_size, stride, grid)
+    # The extension's buffers must fit in memory as max_size's did.
+    largest = largest_cache(topology)
+    limit = extension_limit(largest, safe_memory_limit()) if extend else 0
     # The probe's order does not matter (it times one small size): windowed
     # until the probe has told what `auto` becomes.
     chase = _Chase(stride, "windowed" if order == "auto" else order, window, min_accesses, warmup, samples, pages,
@@ -245,7 +256,7 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
         *_, probe = chase.run(int(sizes[-1]), sizes[:1], seed)
         chase.order = choose_order(order, probe)
         swept = run_passes(lambda todo, s: chase.run(int(np.max(todo)), todo, s), sizes, passes, samples, stride,
-                           refine, seed, progress)
+                           refine, seed, progress, extend_to=limit, cache_top=largest)
         base = swept.sizes[~swept.refined]
         bw_sizes, bw_samples, isa_used = (measure_bandwidth(base, passes, samples, pages, isa)
                                           if bandwidth else (np.zeros(0, dtype=np.int64), np.zeros((0, 0, 0)), ""))
@@ -256,7 +267,8 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
               "order_requested": order, "passes": passes, "samples": samples, "min_accesses": min_accesses,
               "warmup_traversals": warmup, "pu": pu, "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE"),
               "refine": refine, "seed": seed, "window": window, "grid": grid, "kernel": "chase",
-              "long_slots": long_slots,
+              "long_slots": long_slots, "extend": extend, "extend_limit": limit if limit > max_size else None,
+              "extended_to": int(swept.sizes[swept.extended][-1]) if swept.extended.any() else None,
               "isa": isa_used or None}
     return CacheSweep(sizes=swept.sizes, cycles=per_size(swept.ticks), ns=per_size(swept.ns), refined=swept.refined,
                       samples_cycles=swept.ticks, samples_ns=swept.ns, accesses_per_sample=swept.accesses,

@@ -45,6 +45,9 @@ class CacheOptions:
     pu: int | None = option(None, "--cache-pu", "PU OS index to bind to", metavar="PU", type=int,
                             default_text="the first PU this process may use")
     refine: bool = option(True, "--cache-refine", "add sizes inside detected rises")
+    extend: bool = option(True, "--cache-extend", "while the curve still rises at the largest size, sweep on "
+                          "octave by octave (up to 4 times the largest cache hwloc reports, within the memory "
+                          "available)")
     min_accesses: int = 1 << 16     #: loads per timed sample, at least
     warmup: int = 1                 #: untimed traversals before the first sample (after the verifying one)
     seed: int = 12345

@@ -10,6 +10,15 @@ over small sizes cost little (a 2 MiB traversal takes a millisecond), so
 the refinement, which adds the sizes the estimates rest on, runs
 CHEAP_PASS_FACTOR times as many passes over sizes up to CHEAP_SIZE; larger
 sizes keep the base number.
+
+A sweep whose curve still rises at its largest size has not reached memory:
+the last level's rise has no upper plateau, and neither its latency nor the
+page-set fit of its size has an anchor above it (random replacement spreads
+a rise over about four times the cache). Before refining, such a sweep is
+extended octave by octave past its top (extension_sizes) until a plateau
+appears, up to a bound the caller gives (a multiple of the largest cache,
+within the memory available) and within EXTENSION_BUDGET; refinement and
+the analysis then see the extended curve.
 """
 from __future__ import annotations
 
@@ -18,7 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._grid import refinement_sizes
+from ._grid import POINTS_PER_OCTAVE, extension_sizes, refinement_sizes
+from ._rises import DEFAULT_STEP_THRESHOLD, find_rises, monotone_fit
 from ._robust import per_size
 
 #: Sizes up to this many bytes are cheap to time again and again.
@@ -30,6 +40,20 @@ CHEAP_PASS_FACTOR = 4
 #: bounds the time a noisy memory plateau, whose wobbles look like rises, could
 #: cost.
 REFINEMENT_BUDGET = 0.5
+
+#: The extension measures at most this multiple of the base sweep's bytes
+#: (each size costs a few traversals of itself per pass). Past the top of the
+#: fine grid one octave holds as many bytes as every size below it, so this
+#: allows one octave there, a little more on the paper's grid; it bounds what
+#: the extension adds to a default sweep's time (docs/cache.md).
+EXTENSION_BUDGET = 1.5
+
+#: The extension stops at this many times the largest cache: random
+#: replacement under random pages leaves a level's rise about four times
+#: its size wide (a page set of n > K lines hits on a share h = exp(-(n/K)(1 - h))).
+EXTEND_FACTOR = 4
+#: Without a cache to go by, the extension stops here.
+EXTEND_DEFAULT = 256 << 20
 
 #: run_pass(sizes in visiting order, seed) -> (ticks (n, samples), ns (n, samples), accesses (n,), placement)
 RunPass = Callable[[np.ndarray, int], tuple]
@@ -46,6 +70,7 @@ class Passes:
     accesses: np.ndarray
     refined: np.ndarray
     placements: list = field(default_factory=list)
+    extended: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  #: True for sizes the extension added
 
 
 def _run(run_pass: RunPass, sizes: np.ndarray, passes: int, seed: int, rows: dict, accesses: dict,
@@ -84,17 +109,90 @@ def _neighbours(sizes: np.ndarray, extra: np.ndarray) -> np.ndarray:
     return sizes[np.array(keep, dtype=int)]
 
 
+def extension_limit(largest_cache: int | None, available: int) -> int:
+    """Bytes the extension may reach: EXTEND_FACTOR times the largest cache
+    (EXTEND_DEFAULT if none is known), within `available` (the memory a
+    buffer may take)."""
+    target = EXTEND_FACTOR * largest_cache if largest_cache else EXTEND_DEFAULT
+    return int(min(target, available))
+
+
+def still_rising(sizes: np.ndarray, cycles: np.ndarray, cache_top: int | None = None) -> bool:
+    """The curve has not reached a plateau at its largest size: its last
+    rise runs to the end, or it ends less than a quarter octave before the
+    end and the monotone fit still climbs by more than the rise threshold
+    over the last quarter octave. The second test is the first's on the fine
+    grid; on the paper's grid, whose 1 MiB steps are 4 % of 24 MiB, a curve
+    climbing 40 % an octave rises less than the threshold per step and would
+    pass for a plateau. Wobbles at the top of a plateau that began earlier
+    (a busy machine: 10 % at hundreds of MiB) are not a rise. A curve
+    without a rise is not rising, nor one whose last rise starts past
+    `cache_top` (the largest cache known, if given): no cache's misses begin
+    there, so it is memory's latency wobbling (another tenant's burst during
+    one pass, seen at 512 MiB on a busy guest whose largest cache is 300 MiB)."""
+    rises = find_rises(cycles, sizes=sizes)
+    if not rises or (cache_top is not None and sizes[rises[-1].start] > cache_top):
+        return False
+    if rises[-1].end >= sizes.size - 1:
+        return True
+    below = np.log2(sizes[-1]) - 1.0 / POINTS_PER_OCTAVE
+    if np.log2(sizes[rises[-1].end]) <= below:
+        return False
+    fit = monotone_fit(cycles)
+    back = float(np.interp(below, np.log2(sizes.astype(float)), fit))
+    return bool(fit[-1] > back * (1.0 + DEFAULT_STEP_THRESHOLD))
+
+
+def _next_octave(candidates: np.ndarray, top: int, spent: float, budget: float) -> np.ndarray:
+    """The candidates in the octave above `top` that the budget still
+    affords (each with the top again, see _extend), smallest first."""
+    octave = candidates[candidates <= 2 * top]
+    cost = top + np.cumsum(octave)
+    return octave[spent + cost <= budget]
+
+
+def _extend(run_pass: RunPass, sizes: np.ndarray, passes: int, samples: int, stride: int, seed: int, limit: int,
+            cache_top: int | None, rows: dict, accesses: dict, placements: list, progress) -> np.ndarray:
+    """While the pooled curve still rises at its largest size, `passes`
+    passes over the next octave of sizes (up to `limit` bytes, within
+    EXTENSION_BUDGET of the base sweep's bytes). The previous top is timed
+    again with them, so that the step onto the new sizes compares samples
+    taken under the same conditions. Returns the sizes added."""
+    candidates = extension_sizes(int(sizes[-1]), limit, stride)
+    budget = EXTENSION_BUDGET * float(np.sum(sizes))
+    swept, spent, step = sizes, 0.0, 0
+    while candidates.size and still_rising(swept, per_size(_pool(swept, rows, samples)[0]), cache_top):
+        octave = _next_octave(candidates, int(swept[-1]), spent, budget)
+        if not octave.size:
+            break
+        todo = np.r_[swept[-1:], octave]
+        step += 1
+        _run(run_pass, todo, passes, seed + 100 + step, rows, accesses, placements, progress,
+             f"extension to {int(octave[-1]) >> 20} MiB")
+        spent += float(np.sum(todo))
+        swept = np.r_[swept, octave]
+        candidates = candidates[candidates > octave[-1]]
+    return swept[sizes.size:]
+
+
 def run_passes(run_pass: RunPass, sizes: np.ndarray, passes: int, samples: int, stride: int, refine: bool,
-               seed: int, progress: Callable[[str], None] | None = None) -> Passes:
-    """The base sweep over `sizes`, then (refine) the refinement: the sizes
-    refinement_sizes adds inside the rises, with the base sizes around them
-    again, CHEAP_PASS_FACTOR times as many passes for sizes up to
-    CHEAP_SIZE. Every pass's samples are pooled per size."""
+               seed: int, progress: Callable[[str], None] | None = None, extend_to: int = 0,
+               cache_top: int | None = None) -> Passes:
+    """The base sweep over `sizes`; then, while its curve still rises at
+    the largest size, the extension past it (up to `extend_to` bytes; 0:
+    none; only for a rise that starts at or below `cache_top`, the largest
+    cache known, if given), whose sizes join the base grid; then (refine) the refinement:
+    the sizes refinement_sizes adds inside the rises, with the base sizes
+    around them again, CHEAP_PASS_FACTOR times as many passes for sizes up
+    to CHEAP_SIZE. Every pass's samples are pooled per size."""
     sizes = np.asarray(sizes, dtype=np.int64)
     rows: dict = {}
     accesses: dict = {}
     placements: list = []
     _run(run_pass, sizes, passes, seed, rows, accesses, placements, progress, "cache sweep")
+    added = _extend(run_pass, sizes, passes, samples, stride, seed, extend_to, cache_top, rows, accesses,
+                    placements, progress)
+    sizes = np.r_[sizes, added]
     extra = np.zeros(0, dtype=np.int64)
     if refine:
         ticks, _ = _pool(sizes, rows, samples)
@@ -112,4 +210,4 @@ def run_passes(run_pass: RunPass, sizes: np.ndarray, passes: int, samples: int, 
     every = np.union1d(sizes, extra)
     ticks, ns = _pool(every, rows, samples)
     return Passes(sizes=every, ticks=ticks, ns=ns, accesses=np.array([accesses[int(s)] for s in every]),
-                  refined=np.isin(every, extra), placements=placements)
+                  refined=np.isin(every, extra), placements=placements, extended=np.isin(every, added))

@@ -45,6 +45,9 @@ class CacheParameters(Mapping):
     kernel: str | None = optional()      #: "chase" (p = *p over one buffer); earlier versions: j += a[j]
     isa: str | None = optional()         #: instruction set of the bandwidth loads
     long_slots: int | None = optional()  #: sizes of at least this many slots were timed once per pass
+    extend: bool | None = optional()     #: extension asked for (earlier versions: none)
+    extend_limit: One | None = optional()  #: bytes the extension could reach (None: no room past max_size)
+    extended_to: One | None = optional()   #: largest size the extension swept (None: not extended)
 
 
 @dataclass(kw_only=True)
