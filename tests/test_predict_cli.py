@@ -83,6 +83,19 @@ def test_sweep_gives_efficiency_against_the_first_count(tmp_path):
     assert all(0 < r["efficiency"] <= 1.0 + 1e-12 for r in rows)
 
 
+def test_sweep_changes_are_against_the_machine_as_measured(tmp_path):
+    path = str(tmp_path / "w.json")
+    assert cli("wavefront", *BASE, "--sweep", "1,4,16", "--what-if", "core-speed=x2", "-o", path)[0] == 0
+    rows = json.load(open(path))["sweep"]
+    # One process sends nothing: twice the speed is half the time, exactly.
+    assert rows[0]["change"] == pytest.approx(-0.5, abs=1e-12)
+    # With messages, the network's share does not shrink: less than half off.
+    assert all(-0.5 < r["change"] < 0 for r in rows[1:])
+    assert cli("wavefront", *BASE, "--sweep", "1,4,16", "--what-if", "latency=+50%", "-o", path, "--simulate")[0] == 0
+    rows = json.load(open(path))["sweep"]
+    assert rows[0]["change"] == 0.0 and all(r["change"] > 0 for r in rows[1:])
+
+
 def test_profile_from_a_comm_results_file():
     # The shipped comm example ran on the emulated cluster: every rank on its
     # own node, so "other node" is what a round-robin allocation needs.

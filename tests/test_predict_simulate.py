@@ -191,3 +191,31 @@ def test_simulation_errors_are_one_line(call, error, message):
     with pytest.raises(error, match=message) as err:
         call(p)
     assert "\n" not in str(err.value)
+
+
+def test_halo_exchange_example():
+    """docs/simulate.md's halo exchange (4 ranks in a ring, 1 ms of compute,
+    64 KiB to each neighbour, even ranks send first), blocking sends, all
+    pairs off node on Table 3. By hand, with ts = 3.63 us + 65536 B / 0.73
+    GB/s and tr = 65536 B / 0.73 GB/s: in each step the exchange partner of
+    a rank that just sent becomes free ts - tr after it, so each round the
+    odd ranks end 4 ts after their start and the even ranks wait ts - tr at
+    two of their four steps (and once more, round 2, for the odd ranks
+    that started late): total 2 ms + 8 ts; rank 0 idles 3 (ts - tr)."""
+    table = {"classes": {"off-node": [{"from_bytes": 0, "latency_us": 2.64, "bandwidth_GBps": 0.46},
+                                      {"from_bytes": 2048, "latency_us": 3.63, "bandwidth_GBps": 0.73}]}}
+    P, halo = 4, 65536
+    ranks = []
+    for r in range(P):
+        left, right = (r - 1) % P, (r + 1) % P
+        exchange = [("send", right, halo), ("recv", left, halo), ("send", left, halo), ("recv", right, halo)]
+        if r % 2:
+            exchange = [("recv", left, halo), ("send", right, halo), ("recv", right, halo), ("send", left, halo)]
+        ranks.append(([("compute", 1e-3)] + exchange) * 2)
+    run = simulate(Program.from_lists(ranks), NetworkProfile.from_table(table), Placement.uniform(P, "other node"),
+                   sends="blocking")
+    tr = halo / 0.73e9
+    ts = tr + 3.63e-6
+    assert run.total == pytest.approx(2e-3 + 8 * ts, rel=1e-12)
+    assert np.allclose(run.compute, 2e-3)
+    assert run.idle[0] == pytest.approx(3 * (ts - tr), rel=1e-9)

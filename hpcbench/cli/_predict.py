@@ -58,7 +58,7 @@ def add_predict_parser(sub) -> None:
                            "Total_comm; default) or blocking (WARPP's rendezvous: the sender waits for the receiver)")
     what.add_argument("--sweep", default=None, metavar="P1,P2,...",
                       help="predict for these process counts too (most square arrays): time, parallel "
-                           "efficiency, change against the first")
+                           "efficiency against the first count, change against the machine without the what-if")
     what.add_argument("--measure", action="store_true",
                       help="run the real kernel on this job's M*N ranks and print measured, predicted, error")
     what.add_argument("--iterations", type=int, default=None, metavar="I",
@@ -83,6 +83,8 @@ class _Inputs:
     work: int
     iterations: int
     sweep: tuple
+    base_profile: Any       # the profile and machine as measured (what the what-if changes)
+    base_machine: Any
 
 
 def cmd_predict(args) -> int:
@@ -125,7 +127,7 @@ def cmd_predict(args) -> int:
                                                                       args.sends)))
     sweep_rows = []
     if inputs.sweep and rank == 0:
-        sweep_rows = _guarded(lambda: _sweep(params, inputs, args.alloc))
+        sweep_rows = _guarded(lambda: _sweep(params, inputs, args.alloc, args.simulate, args.sends))
 
     if rank != 0:
         return 0
@@ -158,6 +160,7 @@ def _inputs(args, comm) -> _Inputs:
         machine = Machine.parse(args.machine) if args.machine else None
         if machine is None and args.results and (args.alloc or comm is None or comm.Get_size() != params.nranks):
             machine = Machine.from_results(args.results)
+        base_machine = machine
         projection = what_if.apply(profile, machine)
         machine = projection.machine
         if args.measure and (comm is None or comm.Get_size() != params.nranks):
@@ -180,7 +183,7 @@ def _inputs(args, comm) -> _Inputs:
             raise ValueError("--plot draws the simulated per-rank breakdown: add --simulate")
         _check_outputs(args)
         return _Inputs(params, projection.profile, placement, machine, what_if, projection.core_speed, work,
-                       iterations, sweep)
+                       iterations, sweep, profile, base_machine)
 
     return _guarded(build)
 
@@ -221,27 +224,38 @@ def _simulate(params, profile, placement, sends: str):
     return simulate(wavefront_program(params), profile, placement, sends=sends)
 
 
-def _sweep(params, inputs: _Inputs, alloc: str | None) -> list:
-    """(P, array, seconds, efficiency, change against the first) for every
-    count of --sweep: the model on the most square array that divides the
-    grid, ranks placed by the strategy on the machine (or every pair in the
-    base placement's widest class when no machine is known)."""
-    from ..predict import Placement, allocate, square_array, wavefront
+def _sweep(params, inputs: _Inputs, alloc: str | None, simulated: bool, sends: str) -> list:
+    """(P, array, seconds, efficiency, change) for every count of --sweep
+    (section 6's projections): the time per iteration on the most square
+    array (the grid rounded up to whole blocks: the largest block sets the
+    pace), ranks placed by the strategy on the machine (every pair "other
+    node" when no machine is known); the parallel efficiency against the
+    first count, T(P1) P1 / (T(P) P); and the change against the machine as
+    measured (no what-if) at the same count. By the model, or by the
+    simulation with --simulate."""
+    from ..predict import Placement, allocate, simulate, square_array, wavefront, wavefront_program
+
+    def placed(count: int, machine) -> Placement:
+        if machine is None:
+            return Placement.uniform(count, "other node")
+        return allocate(count, machine, alloc or "node-fill")
+
+    def time_of(p, profile, placement, core_speed: float) -> float:
+        if simulated:
+            return simulate(wavefront_program(p), profile, placement, core_speed=core_speed, sends=sends).total
+        return wavefront(p.with_(wg=p.wg / core_speed, wg_pre=p.wg_pre / core_speed), profile, placement).time
+
+    base_wg = params.wg * inputs.core_speed           # params carry the projected core speed
     rows = []
-    base = None
+    first = None
     for count in inputs.sweep:
         m, n = square_array(count)
-        # The grid rounded up to whole blocks: the largest block sets the pace.
-        p = params.with_(m=m, n=n, nx=n * -(-params.nx // n), ny=m * -(-params.ny // m))
-        if inputs.machine is not None:
-            placement = allocate(count, inputs.machine, alloc or "node-fill")
-        else:
-            placement = Placement.uniform(count, "other node")
-        t = wavefront(p, inputs.profile, placement).time
-        if base is None:
-            base = (count, t)
-        efficiency = base[1] * base[0] / (t * count)
-        rows.append((count, f"{m}x{n}", t, efficiency, t / base[1] - 1.0))
+        p = params.with_(m=m, n=n, nx=n * -(-params.nx // n), ny=m * -(-params.ny // m), wg=base_wg)
+        t = time_of(p, inputs.profile, placed(count, inputs.machine), inputs.core_speed)
+        t_base = time_of(p, inputs.base_profile, placed(count, inputs.base_machine), 1.0)
+        if first is None:
+            first = (count, t)
+        rows.append((count, f"{m}x{n}", t, first[1] * first[0] / (t * count), t / t_base - 1.0))
     return rows
 
 

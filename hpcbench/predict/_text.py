@@ -71,8 +71,8 @@ def prediction_lines(params, placement, profile, prediction, simulation, measure
                      if simulation is not None else "")]
     rows = list(sweep_rows)
     if rows:
-        lines.append("sweep over process counts (model):")
-        lines.append("  procs  array     time/iter   efficiency  change")
+        lines.append("sweep over process counts ({}):".format("simulation" if simulation is not None else "model"))
+        lines.append("  procs  array     time/iter   efficiency  change (what-if against as measured)")
         for count, array, t, eff, change in rows:
             lines.append(f"  {count:>5}  {array:<8} {_seconds(t):>11}   {eff * 100:>8.1f} %  {change * 100:+.1f} %")
     return lines
