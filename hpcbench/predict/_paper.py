@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
 
+from ._allocate import Machine, allocate
 from ._model import WavefrontPrediction, wavefront
 from ._params import WavefrontParams, square_array
 from ._placement import Placement, PlacementError
@@ -57,14 +57,13 @@ HALF_EFFICIENCY = (1024, 2048)
 
 def node_fill(nranks: int, packages: int = PACKAGES, cores: int = CORES) -> Placement:
     """Ranks filled node by node (0..packages*cores-1 on node 0, ...),
-    package by package within a node; the cores of a package share its
-    cache, so two of them are the paper's on-chip pair."""
+    package by package within a node (section 7's node fill on as many
+    Francesca-like nodes as the ranks need); the cores of a package share
+    its cache, so two of them are the paper's on-chip pair."""
     if nranks < 1:
         raise PlacementError(f"a placement needs at least one rank, got {nranks}")
-    r = np.arange(nranks, dtype=np.int64)
-    package = r // cores                  # ids unique across the machine
-    return Placement(node=r // (packages * cores), package=package, cache=package,
-                     bound=np.ones(nranks, bool), source=f"node fill, {packages} packages x {cores} cores a node")
+    nodes = -(-nranks // (packages * cores))
+    return allocate(nranks, Machine(nodes, packages, cores), "node-fill")
 
 
 def run_params(cores: int, edge: int, wg: float, angles: int) -> WavefrontParams:
