@@ -98,15 +98,18 @@ def cmd_predict(args) -> int:
     if placement is None:                              # the job's own, gathered from every rank
         from ..predict import Placement
         placement = Placement.from_job(comm)
+    from ..predict import run_wavefront
+
+    def run():
+        return run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
+
     measured = None
-    if args.measure:
-        from ..predict import run_wavefront
     if args.measure and args.wg is None:
         # W_g just before and just after the run, by every rank at once:
         # this machine's cores change speed from one second to the next
         # (other tenants), and the two measurements bracket the run.
         before = _agreed(comm, lambda: _wg_of_ranks(inputs, comm))
-        measured = run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
+        measured = run()
         after = _agreed(comm, lambda: _wg_of_ranks(inputs, comm))
         per_rank = [(a + b) / 2 for a, b in zip(before, after)]
         wg = max(per_rank)
@@ -115,7 +118,7 @@ def cmd_predict(args) -> int:
                   f"{wg * 1e9:.1f} ns")
     else:
         if args.measure:
-            measured = run_wavefront(inputs.params, comm, work=inputs.work, iterations=inputs.iterations)
+            measured = run()
         wg, wg_how = _agreed(comm, lambda: _wg(args, inputs))
     params = inputs.params.with_(wg=wg / inputs.core_speed)
 
