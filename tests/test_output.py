@@ -199,7 +199,9 @@ def test_killed_runs_never_lose_results(tmp_path, sig):
             time.sleep(0.05)
         proc.send_signal(sig)
         proc.wait(timeout=60)
-        if sig == signal.SIGINT and proc.returncode != 0:
+        # A SIGINT before the interpreter has its handler ends it at once
+        # (-SIGINT, nothing written yet); after, it is one line.
+        if sig == signal.SIGINT and proc.returncode not in (0, -signal.SIGINT):
             assert "interrupted" in proc.stderr.read().decode()
         final = path.read_bytes()
         if final != old:
