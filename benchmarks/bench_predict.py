@@ -2,7 +2,7 @@
 the simulation against the real wavefront kernel, configuration by
 configuration.
 
-    python benchmarks/bench_predict.py [--local-only] [--rate 100] [--runs 3] [--json out.json]
+    python benchmarks/bench_predict.py [--local-only] [--rate 100] [--burst 1600] [--runs 3] [--json out.json]
 
 1. This machine: `mpiexec -n 2 python -m hpcbench run comm` gives the
    network profile (one rank per core, bound); then for every local
@@ -13,7 +13,11 @@ configuration.
    links, so the network matters): comm measured across 2 nodes, one rank
    each, then the configurations with one rank per node (1x2, 2x1). The
    nodes are network namespaces of this machine, so one rank per node is
-   one rank per core: more ranks would share cores (docs/predict.md).
+   one rank per core: more ranks would share cores (docs/predict.md). The
+   links' token buckets hold --burst bytes (default 1600: one packet), so
+   that every face is serialised at the link's rate as on a real link; the
+   netcluster default of 256 KiB would let a sweep's faces through at the
+   veth's own speed.
 
 Prints one row per configuration and the mean absolute error and the worst
 error of the model and of the simulation (targets: mean at most 10 %, none
@@ -45,7 +49,8 @@ LOCAL = [("64x64x64", "1x1", 1, 1), ("48x48x96", "1x1", 2, 4),
 #: per core (the nodes are namespaces of this 2-core machine): (grid, procs,
 #: H_tile, work, nodes).
 CLUSTER = [("64x64x64", "1x2", 1, 4, 2), ("64x64x64", "2x1", 2, 4, 2), ("96x96x32", "1x2", 1, 8, 2),
-           ("48x96x48", "2x1", 1, 2, 2), ("128x128x16", "1x2", 4, 1, 2)]
+           ("48x96x48", "2x1", 1, 2, 2), ("128x128x16", "1x2", 4, 1, 2), ("80x80x32", "1x2", 2, 2, 2),
+           ("64x128x32", "2x1", 1, 4, 2), ("32x32x256", "1x2", 4, 4, 2)]
 
 
 def _env() -> dict:
@@ -95,10 +100,10 @@ def local(work_dir: str, runs: int) -> list:
     return rows
 
 
-def cluster(work_dir: str, rate: float, runs: int) -> list:
+def cluster(work_dir: str, rate: float, burst: int, runs: int) -> list:
     rows = []
     for nodes in sorted({c[4] for c in CLUSTER}):
-        netcluster.up(nodes, rate)
+        netcluster.up(nodes, rate, burst)
         try:
             # Every emulated node sees the whole machine: bound by node, each
             # rank would take its node's first core, the same core for all.
@@ -163,6 +168,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--local-only", action="store_true", help="skip the emulated cluster")
     parser.add_argument("--rate", type=float, default=100, help="emulated links, Mbit/s (default 100)")
+    parser.add_argument("--burst", type=int, default=netcluster.MIN_BURST,
+                        help=f"emulated links' token bucket, bytes (default {netcluster.MIN_BURST}: one packet)")
     parser.add_argument("--runs", type=int, default=3,
                         help="runs of every configuration; the table gives their medians (default 3)")
     parser.add_argument("--json", default=None, help="write every row here")
@@ -176,7 +183,7 @@ def main() -> int:
             if why:
                 print(f"emulated cluster skipped: {why}")
             else:
-                rows += cluster(work_dir, args.rate, args.runs)
+                rows += cluster(work_dir, args.rate, args.burst, args.runs)
     table = pooled(rows)
     if args.runs > 1:
         print(f"medians of {args.runs} runs:")

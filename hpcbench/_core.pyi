@@ -53,6 +53,10 @@ ROLE_ECHO_INITIATOR: Final[int]
 ROLE_ECHO_RESPONDER: Final[int]
 ROLE_LOAD_SENDER: Final[int]
 ROLE_LOAD_RECEIVER: Final[int]
+# Sides of overhead (enum hpcb_overhead_side).
+OVERHEAD_SEND: Final[int]
+OVERHEAD_RECV: Final[int]
+OVERHEAD_GAP: Final[int]
 # Sources of topology_describe (enum hpcb_topo_source).
 TOPO_THIS_MACHINE: Final[int]
 TOPO_XML_FILE: Final[int]
@@ -168,6 +172,12 @@ def echo(comm: Any, partner: int, initiator: bool, bytes: int, warmup: int, iter
 def exchange(comm: Any, partner: int, initiator: bool, bytes: int, warmup: int, iterations: int,
              inner: int = 1, /) -> _F64:
     """Ticks of each sample of `inner` simultaneous exchanges of `bytes` bytes (NaN if partner < 0)."""
+
+def overhead(comm: Any, partner: int, timed: bool, side: int, bytes: int, delay_ticks: int, warmup: int,
+             iterations: int, window: int = 1, /) -> _F64:
+    """Ticks of the timed rank's MPI_Send (side OVERHEAD_SEND), MPI_Recv (OVERHEAD_RECV, after waiting
+    delay_ticks for the message to arrive) or `window` back-to-back sends and an ack (OVERHEAD_GAP), one per
+    iteration; 0 on the partner, NaN if partner < 0."""
 
 def p2p_check(bytes: int, warmup: int, iterations: int, inner: int = 1) -> None:
     """None if echo and exchange would accept these sizes and counts (communicator and partner

@@ -9,7 +9,7 @@ from mpi4py import MPI
 from hpcbench import _core
 from hpcbench._collective import collectively
 from hpcbench.comm import (CommError, allreduce, barrier, bcast, choose_contention_ranks, contention, exchange,
-                           hop_node, measure_layers, measure_scaling, overlap, pingpong, survey_layers)
+                           hop_node, measure_layers, measure_scaling, overheads, overlap, pingpong, survey_layers)
 from hpcbench.comm import _overlap
 from hpcbench.comm._layers import gather_placement
 from hpcbench.comm._subset import on_ranks
@@ -88,11 +88,25 @@ try:
     ticks = collectively(comm, _core.overlap_times, comm, partner, 256, 100, _core.OVERLAP_INTERLEAVED, 1, 5)
     check(ticks.shape == (4, 5) and (np.all(ticks > 0) if rank < 2 else np.all(np.isnan(ticks))),
           f"interleaved overlap ticks {ticks}")
+    # LogP's overheads and gap: times that exist, a gap that grows with the size, the same on every rank;
+    # the layers carry them.
+    oh = overheads(comm, [0, 1024, 1 << 20], [echo.median[0], echo.median[2], 1e-4], peer=size - 1)
+    check(all(np.all(np.isfinite(v)) and np.all(v >= 0) for v in (oh.send, oh.recv, oh.gap)), f"overheads {oh}")
+    check(oh.gap[2] > oh.gap[1] > 0, f"a 1 MiB message holds the link longer than 1 KiB: {oh.gap}")
+    check(oh.send[2] > 0 and oh.recv[2] > 0, f"1 MiB overheads {oh.send} {oh.recv}")
+    check(comm.allgather(oh.gap.tolist()) == [oh.gap.tolist()] * size, "every rank gets the same overheads")
+    expect_error(ValueError, lambda: overheads(comm, [8, 16], [1e-6], peer=size - 1), "one one-way time per size")
+    expect_error(ValueError, lambda: overheads(comm, [8], [float("nan")], peer=size - 1), "a NaN one-way time")
+    partner = 1 - rank if rank < 2 else -1
+    expect_error(ValueError, lambda: collectively(comm, _core.overhead, comm, partner, rank == 0, 7, 8, 0, 1, 3),
+                 "an unknown overhead side")
     topo = Topology.load()
     placement, latencies, layers = measure_layers(comm, topo, 1024, [0, 1024, 65536], cap_s=0.02)
     check(len(latencies) == size * (size - 1) // 2, "latency of every pair")
     check(sorted(p for lv in layers for p in lv.pairs) == sorted(latencies), "layers cover every pair once")
     check(all(lv.scalability and lv.scalability[0]["slowdown"] == 1.0 for lv in layers), "scalability starts at 1")
+    check(all(lv.overheads is not None and lv.overheads.sizes[-1] == 65536 and lv.to_record()["overheads"]["gap"]
+              for lv in layers), "every layer has its overheads up to its largest size")
     survey = survey_layers(comm, topo, 1024, [0, 1024], cap_s=0.02, mode="auto", sample=1,
                            known={(0, 1): echo})
     every = sorted(p for lv in survey.layers for p in lv.pairs)

@@ -41,6 +41,10 @@ def cli(tmp_path, *args):
     (["up", "4", "--rate", "343577"], "link rate"),
     (["up", "4", "--rate", "0.0076"], "link rate"),
     (["up", "4", "--rate", "fast"], "argument --rate"),
+    (["up", "4", "--burst", "1599"], "burst must be a whole number of bytes from 1600"),
+    (["up", "4", "--burst", "67108865"], "burst must be a whole number of bytes from 1600"),
+    (["up", "4", "--rate", "0.01", "--burst", "67108864"], "overflows tc's token bucket"),
+    (["up", "4", "--burst", "1.5"], "argument --burst"),
     (["mpiexec", "-n", "0", "--", "true"], "-n"),
     (["mpiexec", "--slots", "0", "--", "true"], "--slots"),
     (["mpiexec", "--"], "command"),
@@ -79,6 +83,23 @@ def test_up_rejects_bad_node_counts_before_touching_anything(no_commands, nodes)
 def test_up_rejects_bad_rates_before_touching_anything(no_commands, rate):
     with pytest.raises(ValueError, match="link rate must be a finite number of Mbit/s from 0.007632 to 343576"):
         netcluster.up(4, rate)
+
+
+@pytest.mark.parametrize("burst", [0, 1599, 64 * 2**20 + 1, 1600.0, True, "1600", None])
+def test_up_rejects_bad_bursts_before_touching_anything(no_commands, burst):
+    with pytest.raises(ValueError, match="burst must be a whole number of bytes from 1600 to 67108864"):
+        netcluster.up(4, 400, burst)
+
+
+def test_burst_limits_follow_tc():
+    """The burst time at the rate must fit 2**32 ticks of 64 ns, the queue
+    limit (100 ms of data + burst) 2**32 bytes."""
+    assert netcluster.check_burst(1600, 100_000_000) == 1600
+    assert netcluster.check_burst(64 << 20, 400_000_000) == 64 << 20
+    with pytest.raises(ValueError, match="overflows"):
+        netcluster.check_burst(64 << 20, 80_000)        # 10 kB/s: 6711 s of burst, beyond 2**32 x 64 ns (275 s)
+    with pytest.raises(ValueError, match="overflows"):
+        netcluster.check_burst(64 << 20, 343_000_000_000)   # 4.29 GB of queue + 64 MiB
 
 
 def test_mpiexec_args_rejects_bad_slots_and_workdirs(no_commands, tmp_path):

@@ -34,6 +34,12 @@ from Python, ValueError):
   bytes/s, 7632 bit/s) and the queue limit, rate x 100 ms + burst, in
   bytes (it wraps above 42947051510 bytes/s, 343576 Mbit/s). Outside that
   range tc shapes to some other figure (it took nan as 0 bit/s).
+* --burst: whole bytes a link may send at once, from 1600 (a 1500-byte
+  packet and its headers must fit) to 64 MiB, and with the rate such
+  that the burst time and the queue limit above fit their 32 bits. The
+  default 256 KiB lets a short exchange pass at the veth's own speed; a
+  burst of about 1 ms of the rate makes the link serialise every message
+  at its rate, as a real link does (benchmarks/bench_predict.py).
 * mpiexec: -n and --slots at least 1, and a command after --.
 
 Cleanup. `up` is all or nothing: when a step fails (or is interrupted), it
@@ -76,6 +82,7 @@ MIN_RATE_BYTES = math.ceil(BURST / (_U32 * _TICK))            # 954: the burst t
 MAX_RATE_BYTES = (_U32 - BURST) * 1000 // LATENCY_MS          # the queue limit fits 32 bits
 MIN_RATE_MBIT = 8 * MIN_RATE_BYTES / 1e6
 MAX_RATE_MBIT = 8 * MAX_RATE_BYTES / 1e6
+MIN_BURST, MAX_BURST = 1600, 64 << 20
 
 
 class NetclusterError(RuntimeError):
@@ -108,6 +115,18 @@ def check_rate(rate_mbit) -> int:
         raise ValueError(f"the link rate must be a finite number of Mbit/s from {MIN_RATE_MBIT:g} to "
                          f"{MAX_RATE_MBIT:.0f} (what tc's token bucket can hold), {_got(rate_mbit)}")
     return round(bits)
+
+
+def check_burst(burst, rate_bits: int) -> int:
+    """The burst (bytes) as an int; ValueError unless it is MIN_BURST to
+    MAX_BURST and tc can hold it with this rate (module docstring)."""
+    if not (_number(burst, numbers.Integral) and MIN_BURST <= burst <= MAX_BURST):
+        raise ValueError(f"the burst must be a whole number of bytes from {MIN_BURST} to {MAX_BURST}, {_got(burst)}")
+    rate_bytes = rate_bits // 8
+    if burst / rate_bytes / _TICK > _U32 or rate_bytes * LATENCY_MS // 1000 + burst > _U32:
+        raise ValueError(f"a burst of {burst} bytes at {rate_bits / 1e6:g} Mbit/s overflows tc's token bucket "
+                         "(32-bit burst time and queue limit): take a smaller burst or a rate nearer the default")
+    return int(burst)
 
 
 def check_positive(what: str, value) -> int:
@@ -186,13 +205,14 @@ def down() -> None:
         raise NetclusterError(f"could not remove {', '.join(remains)}")
 
 
-def up(nodes: int, rate_mbit: float) -> None:
+def up(nodes: int, rate_mbit: float, burst: int = BURST) -> None:
     """Create `nodes` nodes in a ring of links shaped to `rate_mbit` Mbit/s per
-    direction. ValueError for bad arguments (before anything is touched);
+    direction, `burst` bytes at once at most. ValueError for bad arguments (before anything is touched);
     NetclusterError when pieces of an earlier cluster are present (nothing is
     deleted: run down()) or when a step fails (what this call had created is
     deleted first)."""
     nodes, rate_bits = check_nodes(nodes), check_rate(rate_mbit)
+    burst = check_burst(burst, rate_bits)
     present = leftovers()
     if present:
         raise NetclusterError(f"an earlier emulated cluster is still here ({', '.join(present)}): "
@@ -200,7 +220,7 @@ def up(nodes: int, rate_mbit: float) -> None:
     made: list = []
     try:
         _control(nodes, made)
-        _ring(nodes, rate_bits)
+        _ring(nodes, rate_bits, burst)
         _routes(nodes)
     except BaseException as e:
         undone = _undo(made)
@@ -255,8 +275,9 @@ def _control(nodes: int, made: list) -> None:
            "net.ipv4.conf.default.rp_filter=0", ns=ns)
 
 
-def _ring(nodes: int, rate_bits: int) -> None:
-    """Link i joins node i and node i+1; each end's sending is shaped to rate_bits bit/s."""
+def _ring(nodes: int, rate_bits: int, burst: int) -> None:
+    """Link i joins node i and node i+1; each end's sending is shaped to
+    rate_bits bit/s, `burst` bytes at once at most."""
     for i in range(nodes):
         j = (i + 1) % nodes
         a, b = f"rn{i}", f"rp{j}"
@@ -267,7 +288,7 @@ def _ring(nodes: int, rate_bits: int) -> None:
             sh("ip", "addr", "add", addr, "dev", dev, ns=ns)
             sh("ip", "link", "set", dev, "up", ns=ns)
             sh("sysctl", "-qw", f"net.ipv4.conf.{dev}.rp_filter=0", ns=ns)
-            sh("tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{rate_bits}bit", "burst", BURST,
+            sh("tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{rate_bits}bit", "burst", burst,
                "latency", f"{LATENCY_MS}ms", ns=ns)
 
 
@@ -331,6 +352,8 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("nodes", type=int)
     u.add_argument("--rate", type=float, default=400,
                    help=f"link rate per direction, Mbit/s ({MIN_RATE_MBIT:g} to {MAX_RATE_MBIT:.0f}; default 400)")
+    u.add_argument("--burst", type=int, default=BURST,
+                   help=f"bytes a link may send at once ({MIN_BURST} to {MAX_BURST}; default {BURST})")
     sub.add_parser("down", help="remove the emulated cluster, or whatever pieces of one are left")
     m = sub.add_parser("mpiexec", help="mpiexec across the nodes: mpiexec [-n N] -- COMMAND ...")
     m.add_argument("-n", type=int, default=None, help="ranks (default: one per node)")
@@ -341,12 +364,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _up(args) -> int:
     check_nodes(args.nodes)
-    check_rate(args.rate)
+    check_burst(args.burst, check_rate(args.rate))
     reason = available()
     if reason:
         raise NetclusterError(reason)
-    up(args.nodes, args.rate)
-    print(f"{args.nodes} nodes up: {', '.join(nodes_up())}; links {args.rate:g} Mbit/s per direction")
+    up(args.nodes, args.rate, args.burst)
+    print(f"{args.nodes} nodes up: {', '.join(nodes_up())}; links {args.rate:g} Mbit/s per direction, "
+          f"burst {args.burst} bytes")
     return 0
 
 

@@ -8,6 +8,10 @@
 
 #define TAG_ECHO 4101
 #define TAG_EXCHANGE 4102
+#define TAG_OVERHEAD 4103
+#define TAG_GO 4104
+
+static const char *const sides[] = {HPCB_OVERHEAD_SIDES(HPCB_ENUM_NAME)};
 
 int hpcb_p2p_check_sizes(const struct hpcb_p2p_params *p, struct hpcb_why *why)
 {
@@ -17,7 +21,10 @@ int hpcb_p2p_check_sizes(const struct hpcb_p2p_params *p, struct hpcb_why *why)
     if ((rc = hpcb_comm_check_bytes("bytes", p->bytes, why)) != HPCB_OK ||
         (rc = hpcb_comm_check_iterations("iterations", p->iterations, why)) != HPCB_OK)
         return rc;
-    return hpcb_why_range(why, "inner", p->inner, 1, 1000000, "");
+    if ((rc = hpcb_why_range(why, "inner", p->inner, 1, 1000000, "")) != HPCB_OK ||
+        (rc = hpcb_why_choice(why, "side", p->side, sides, HPCB_OVERHEAD_SIDE_COUNT)) != HPCB_OK)
+        return rc;
+    return hpcb_why_range(why, "delay_ticks", (size_t)p->delay_ticks, 0, (size_t)HPCB_OVERHEAD_MAX_DELAY, "");
 }
 
 int hpcb_p2p_check(const struct hpcb_p2p_params *p, struct hpcb_why *why)
@@ -111,6 +118,81 @@ int hpcb_p2p_exchange(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out)
             out->ticks[i - p->warmup] = (double)(t1 - t0);
     }
     if (rc == HPCB_OK)
+        rc = hpcb_msgbufs_verify(&b, (unsigned)p->partner);
+done:
+    hpcb_msgbufs_free(&b);
+    return rc;
+}
+
+/* Spin until `ticks` have passed: a sleep would let the core change speed
+ * or the scheduler move the rank, which the timed receive would then see. */
+static void spin_ticks(uint64_t ticks)
+{
+    uint64_t start = hpcb_ticks();
+    while (hpcb_ticks() - start < ticks)
+        ;
+}
+
+/* One overhead iteration; *t is the timed call's ticks on the timed rank. */
+static int overhead_once(const struct hpcb_p2p_params *p, const struct hpcb_msgbufs *b, int count, int sender,
+                         double *t)
+{
+    char none = 0;   /* the go/ack messages carry no byte */
+    uint64_t t0 = 0, t1 = 0;
+    int ok = 1;
+    if (p->side == HPCB_OVERHEAD_GAP) {
+        t0 = hpcb_ticks();
+        for (size_t k = 0; ok && k < p->inner; k++)
+            ok = sender ? MPI_Send(b->send, count, MPI_BYTE, p->partner, TAG_OVERHEAD, p->comm) == MPI_SUCCESS
+                        : MPI_Recv(b->recv, count, MPI_BYTE, p->partner, TAG_OVERHEAD, p->comm,
+                                   MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        ok = ok && (sender ? MPI_Recv(&none, 0, MPI_BYTE, p->partner, TAG_GO, p->comm, MPI_STATUS_IGNORE)
+                           : MPI_Send(&none, 0, MPI_BYTE, p->partner, TAG_GO, p->comm)) == MPI_SUCCESS;
+        t1 = hpcb_ticks();
+    } else if (p->side == HPCB_OVERHEAD_SEND) {
+        if (sender) {
+            ok = MPI_Recv(&none, 0, MPI_BYTE, p->partner, TAG_GO, p->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            t0 = hpcb_ticks();
+            ok = ok && MPI_Send(b->send, count, MPI_BYTE, p->partner, TAG_OVERHEAD, p->comm) == MPI_SUCCESS;
+            t1 = hpcb_ticks();
+        } else {
+            ok = MPI_Send(&none, 0, MPI_BYTE, p->partner, TAG_GO, p->comm) == MPI_SUCCESS &&
+                 MPI_Recv(b->recv, count, MPI_BYTE, p->partner, TAG_OVERHEAD, p->comm, MPI_STATUS_IGNORE) ==
+                     MPI_SUCCESS;
+        }
+    } else if (sender) {
+        ok = MPI_Send(b->send, count, MPI_BYTE, p->partner, TAG_OVERHEAD, p->comm) == MPI_SUCCESS &&
+             MPI_Recv(&none, 0, MPI_BYTE, p->partner, TAG_GO, p->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    } else {
+        spin_ticks(p->delay_ticks);
+        t0 = hpcb_ticks();
+        ok = MPI_Recv(b->recv, count, MPI_BYTE, p->partner, TAG_OVERHEAD, p->comm, MPI_STATUS_IGNORE) ==
+             MPI_SUCCESS;
+        t1 = hpcb_ticks();
+        ok = ok && MPI_Send(&none, 0, MPI_BYTE, p->partner, TAG_GO, p->comm) == MPI_SUCCESS;
+    }
+    *t = (double)(t1 - t0);
+    return ok ? HPCB_OK : HPCB_EMPI;
+}
+
+int hpcb_p2p_overhead(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out)
+{
+    struct hpcb_msgbufs b = {0};
+    int rc = pair_start(p, out, p != NULL ? p->partner : -1, &b);
+    if (rc != HPCB_OK || p->partner < 0)
+        goto done;
+    int count = (int)p->bytes;
+    int timed = p->initiator != 0;
+    /* The timed rank sends on the send and gap sides, receives on the receive side. */
+    int sender = (p->side != HPCB_OVERHEAD_RECV) == timed;
+    size_t total = p->warmup + p->iterations;
+    for (size_t i = 0; rc == HPCB_OK && i < total; i++) {
+        double t;
+        rc = overhead_once(p, &b, count, sender, &t);
+        if (i >= p->warmup)
+            out->ticks[i - p->warmup] = timed ? t : 0.0;
+    }
+    if (rc == HPCB_OK && !sender)
         rc = hpcb_msgbufs_verify(&b, (unsigned)p->partner);
 done:
     hpcb_msgbufs_free(&b);

@@ -10,7 +10,9 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "../runtime/hpcb.h"
 #include "../runtime/why.h"
 
 struct hpcb_p2p_params {
@@ -24,7 +26,17 @@ struct hpcb_p2p_params {
     size_t inner;         /* iterations per timed sample, 1..1000000: for short
                            * messages one timer read pair per iteration
                            * would be a visible share of the time */
+    /* overhead only (the other kernels leave these 0): */
+    int side;             /* enum hpcb_overhead_side */
+    uint64_t delay_ticks; /* receive side: ticks the receiver waits before its
+                           * timed receive, so the message is there already;
+                           * 0..HPCB_OVERHEAD_MAX_DELAY */
 };
+
+/* What the overhead kernel times (Python: OVERHEAD_SEND, OVERHEAD_RECV, OVERHEAD_GAP). */
+#define HPCB_OVERHEAD_SIDES(X) X(OVERHEAD_SEND) X(OVERHEAD_RECV) X(OVERHEAD_GAP)
+enum hpcb_overhead_side { HPCB_OVERHEAD_SIDES(HPCB_ENUMERATOR) HPCB_OVERHEAD_SIDE_COUNT };
+#define HPCB_OVERHEAD_MAX_DELAY ((uint64_t)1 << 40)   /* minutes of ticks: a bound, not a target */
 
 struct hpcb_p2p_out {
     double *ticks;        /* iterations samples; untouched on a rank that sits out */
@@ -46,5 +58,29 @@ int hpcb_p2p_echo(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out);
  * time of sample i (`inner` exchanges) on this rank. Each checks the
  * partner's bytes. */
 int hpcb_p2p_exchange(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out);
+
+/* Overhead (LogP's o_s and o_r): the time the CPU of one side spends in a
+ * blocking call for one message, apart from the time the message spends on
+ * the wire. `initiator` marks the timed rank. Send side: the timed rank
+ * waits for a 0-byte "go" from its partner (so the partner's receive is
+ * posted and the previous message has left the pipe), then times its
+ * MPI_Send. Receive side: the partner sends, the timed rank waits
+ * delay_ticks (long enough for the message to arrive, chosen by the caller
+ * from the echo time) and times its MPI_Recv, then returns a 0-byte ack.
+ * Where the transport copies or pushes the data with the CPU (shared
+ * memory, PIO) the overheads hold the transfer; where a NIC or the kernel
+ * moves it after MPI_Send returns (TCP's eager sends), they do not, and
+ * the wire time overlaps computation. ticks[i] is sample i on the timed
+ * rank and 0 on its partner; the receiver checks the bytes. Rendezvous
+ * sizes block for the partner by design: that blocking is overhead.
+ * Gap (LogP's g): the timed rank sends `inner` messages back to back with
+ * blocking MPI_Send, as a pipeline streams its faces, and waits for a 0-byte
+ * ack of the last; its partner receives them and acks. ticks[i] is that
+ * window's time; the caller takes two windows' difference over their
+ * difference in messages, which cancels the ack and the start. Where the
+ * echo leaves the link idle between messages (and a shaper lends it
+ * credit, or a switch has a buffer), a stream does not: the gap is the
+ * time a message holds its link in a pipeline. */
+int hpcb_p2p_overhead(const struct hpcb_p2p_params *p, struct hpcb_p2p_out *out);
 
 #endif /* HPCB_P2P_H */

@@ -67,6 +67,22 @@ static PyObject *exchange(PyObject *self, PyObject *args)
     return p2p(self, args, GLUE_EXCHANGE, "O&ipLLL|L:exchange");
 }
 
+static PyObject *overhead(PyObject *self, PyObject *args)
+{
+    struct glue_call c = {.kernel = GLUE_OVERHEAD, .what = "overhead"};
+    struct hpcb_p2p_params *p = &c.p.p2p;
+    long long bytes, warmup, iterations, delay_ticks, window = 1;
+    if (!PyArg_ParseTuple(args, "O&ipiLLLL|L:overhead", comm_converter, &p->comm, &p->partner, &p->initiator,
+                          &p->side, &bytes, &delay_ticks, &warmup, &iterations, &window) ||
+        GLUE_COUNTS(self, {"bytes", bytes, &p->bytes}, {"warmup", warmup, &p->warmup},
+                    {"iterations", iterations, &p->iterations}, {"window", window, &p->inner}) != 0)
+        return NULL;
+    if (delay_ticks < 0)
+        delay_ticks = (long long)HPCB_OVERHEAD_MAX_DELAY + 1;   /* the check names it */
+    p->delay_ticks = (uint64_t)delay_ticks;
+    return comm_samples(self, &c, hpcb_p2p_check(p, &c.why), p->iterations, &c.out.p2p.ticks);
+}
+
 static PyObject *p2p_check(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"bytes", "warmup", "iterations", "inner", NULL};
@@ -165,6 +181,11 @@ static PyMethodDef comm_methods[] = {
     {"exchange", exchange, METH_VARARGS,
      "exchange(comm, partner, initiator, bytes, warmup, iterations, inner=1) -> ticks per sample of `inner` "
      "exchanges (NaN if partner < 0)"},
+    {"overhead", overhead, METH_VARARGS,
+     "overhead(comm, partner, timed, side, bytes, delay_ticks, warmup, iterations, window=1) -> ticks of the "
+     "timed MPI_Send (side OVERHEAD_SEND), MPI_Recv (OVERHEAD_RECV, after delay_ticks of waiting) or window of "
+     "`window` sends and an ack (OVERHEAD_GAP) per iteration on the timed rank, 0 on its partner (NaN if "
+     "partner < 0)"},
     {"p2p_check", GLUE_KEYWORDS(p2p_check),
      "p2p_check(bytes, warmup, iterations, inner=1) -> None if echo and exchange would accept these sizes and "
      "counts; else ParameterError"},

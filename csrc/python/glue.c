@@ -215,6 +215,7 @@ static int run_kernel(struct glue_call *c)
     case GLUE_BARRIER: return hpcb_barrier_run(&c->p.barrier, &c->out.barrier);
     case GLUE_ECHO: case GLUE_EXCHANGE:   /* a family's ops share its params and out */
         return (c->kernel == GLUE_ECHO ? hpcb_p2p_echo : hpcb_p2p_exchange)(&c->p.p2p, &c->out.p2p);
+    case GLUE_OVERHEAD: return hpcb_p2p_overhead(&c->p.p2p, &c->out.p2p);
     case GLUE_BCAST: case GLUE_ALLREDUCE:
         return (c->kernel == GLUE_BCAST ? hpcb_collective_bcast : hpcb_collective_allreduce)(&c->p.collective,
                                                                                              &c->out.collective);

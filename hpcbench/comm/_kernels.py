@@ -26,6 +26,7 @@ from .. import _core
 from .._adaptive import DEFAULT_RSE, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
 from .._timer import ticks_per_second
+from ._records import OverheadRecord
 from ._subset import on_ranks
 from ._sweep import BATCHES, CAP_S, SizeSweep, check_sizes, message_sizes
 
@@ -90,6 +91,71 @@ def exchange(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int 
     _pair(comm, test_rank, peer)
     return _p2p_sweep(comm, "exchange", _core.exchange, sizes, test_rank, peer, rse, cap_s,
                       f"exchange time measured on rank {test_rank}, peer {peer}", False)
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """LogP's overheads and gap of one pair per message size (seconds,
+    medians): `send` the sender's MPI_Send, `recv` the receiver's MPI_Recv
+    once the message has arrived, `gap` the time per message of a stream
+    of them (the C kernel's doc, p2p.h). Where the overheads are far below
+    the one-way time, the transport moves the data while the CPUs do
+    something else (docs/predict.md)."""
+
+    sizes: np.ndarray
+    send: np.ndarray
+    recv: np.ndarray
+    gap: np.ndarray
+
+    def to_record(self) -> OverheadRecord:
+        return OverheadRecord(sizes=[int(s) for s in self.sizes], send=[float(v) for v in self.send],
+                              recv=[float(v) for v in self.recv], gap=[float(v) for v in self.gap])
+
+
+#: Seconds of samples per size and side (at least OVERHEAD_MIN_ITERATIONS).
+OVERHEAD_BUDGET_S = 0.05
+OVERHEAD_MIN_ITERATIONS, OVERHEAD_MAX_ITERATIONS = 5, 41
+#: The gap's two windows (messages): their difference cancels the ack.
+GAP_WINDOWS = (4, 12)
+
+
+def overheads(comm: MPI.Intracomm, sizes: npt.ArrayLike, one_way: npt.ArrayLike, peer: int = 1,
+              test_rank: int = 0) -> Overheads:
+    """The send and receive overheads and the gap of test_rank sending to
+    peer, per size; `one_way` (seconds per size, the echo's) sets how long
+    the receiver waits for a message to arrive (twice it, plus 20 us) and
+    how many samples fit OVERHEAD_BUDGET_S. Collective; the same result on
+    every rank."""
+    _pair(comm, test_rank, peer)
+    sizes = check_sizes(sizes)
+    one_way = np.asarray(one_way, dtype=float)
+    if one_way.shape != sizes.shape or not np.all(np.isfinite(one_way)) or np.any(one_way < 0):
+        raise ValueError("one_way needs one finite time >= 0 (seconds) per size")
+    if comm.Get_size() > 2:
+        return on_ranks(comm, [test_rank, peer], lambda sub: overheads(sub, sizes, one_way, 1, 0), root=test_rank)
+    rank = comm.Get_rank()
+    partner = peer if rank == test_rank else test_rank
+    per_tick = 1.0 / ticks_per_second()
+    send, recv, gap = [], [], []
+
+    def median_seconds(size, side, timed, n, delay=0.0, window=1):
+        ticks = collectively(comm, lambda: _core.overhead(comm, partner, timed, side, int(size), int(delay / per_tick),
+                                                          2, n, window))
+        return comm.bcast(float(np.median(ticks)) * per_tick if timed else None,
+                          root=test_rank if side != _core.OVERHEAD_RECV else peer)
+
+    for size, t1 in zip(sizes, one_way):
+        delay = 2.0 * t1 + 20e-6
+        n = int(np.clip(OVERHEAD_BUDGET_S / (delay + 2.0 * t1), OVERHEAD_MIN_ITERATIONS, OVERHEAD_MAX_ITERATIONS))
+        # The sender is test_rank throughout: timed on the send and gap
+        # sides, the partner of the timed receiver on the receive side.
+        send.append(median_seconds(size, _core.OVERHEAD_SEND, rank == test_rank, n))
+        recv.append(median_seconds(size, _core.OVERHEAD_RECV, rank == peer, n, delay=delay))
+        short, long = GAP_WINDOWS
+        n = int(np.clip(OVERHEAD_BUDGET_S / (long * max(t1, 1e-6)), OVERHEAD_MIN_ITERATIONS, OVERHEAD_MAX_ITERATIONS))
+        windows = [median_seconds(size, _core.OVERHEAD_GAP, rank == test_rank, n, window=w) for w in GAP_WINDOWS]
+        gap.append(max((windows[1] - windows[0]) / (long - short), 0.0))
+    return Overheads(sizes, np.array(send), np.array(recv), np.array(gap))
 
 
 def _collective_sweep(comm, kernel, call_for, sizes, rse, cap_s, statistic):

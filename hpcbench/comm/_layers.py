@@ -33,7 +33,7 @@ from .._grouping import split_at_gaps
 from .._nodes import node_membership
 from .._timer import ticks_per_second
 from ..topology import Topology
-from ._kernels import pingpong
+from ._kernels import Overheads, overheads, pingpong
 from ._layerplan import DEFAULT_SAMPLE, LayerPlan, PairNamer, plan_layers
 from ._models import regional_fit
 from ._records import LayerCheck, LayerClass, LayerPlanRecord, LayerRecord, LayerScalability, Placement
@@ -65,6 +65,7 @@ class Layer:
     sweep: SizeSweep | None = None  #: of the representative pair
     regions: list = field(default_factory=list)
     scalability: list = field(default_factory=list)   #: LayerScalability, 1, 2, 4 ... pairs
+    overheads: Overheads | None = None   #: of the representative pair
 
     def to_record(self) -> LayerRecord:
         if self.sweep is None:
@@ -72,7 +73,23 @@ class Layer:
         return LayerRecord(latency=self.latency, pairs=[list(p) for p in self.pairs], name=self.name,
                            names=self.names, representative=list(self.representative),
                            regions=[r.to_record() for r in self.regions], scalability=self.scalability,
-                           summary=self.sweep.summary())
+                           summary=self.sweep.summary(),
+                           overheads=self.overheads.to_record() if self.overheads is not None else None)
+
+
+def overhead_sizes(largest: int) -> np.ndarray:
+    """The sizes the overheads are measured at, up to `largest` bytes: 0,
+    every power of two and every 3 x 2^k between them, and `largest`. Dense
+    because a predictor reads them between the points (_profile.Overheads)
+    and MPI changes protocol (eager to rendezvous) between some of them."""
+    grid = {0, int(largest)}
+    k = 1
+    while k <= largest:
+        grid.add(k)
+        if 3 * k // 2 <= largest and k >= 2:
+            grid.add(3 * k // 2)
+        k *= 2
+    return np.array(sorted(grid), dtype=np.int64)
 
 
 def group_layers(latencies: dict, names: dict, tolerance: float = DEFAULT_TOLERANCE) -> list[Layer]:
@@ -223,6 +240,9 @@ def survey_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, size
         a, b = layer.representative
         layer.sweep = known.get((a, b)) or pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s)
         layer.regions = regional_fit(layer.sweep.sizes, np.maximum(layer.sweep.median, 1e-12))
+        at = overhead_sizes(int(layer.sweep.sizes[-1]))
+        layer.overheads = overheads(comm, at, np.interp(at, layer.sweep.sizes, layer.sweep.median), peer=b,
+                                    test_rank=a)
         layer.latency = float(np.mean([latencies[p] for p in layer.pairs if p in latencies]))
         alone = None
         chosen = disjoint_pairs(layer.pairs)

@@ -261,6 +261,18 @@ class LayerScalability(Mapping):
 
 
 @dataclass(kw_only=True)
+class OverheadRecord(Mapping):
+    """LogP's overheads and gap of a layer's representative pair per
+    message size (seconds, medians): the sender's MPI_Send, the receiver's
+    MPI_Recv once the message has arrived, and the time per message of a
+    stream of blocking sends."""
+    sizes: list[Count]
+    send: list[float]
+    recv: list[float]
+    gap: list[float]
+
+
+@dataclass(kw_only=True)
 class LayerRecord(Mapping):
     """One of Servet's communication layers: pairs of similar latency,
     named by what separates them, with a sweep, regions and scalability."""
@@ -272,6 +284,7 @@ class LayerRecord(Mapping):
     regions: list[RegionRecord]
     scalability: list[LayerScalability]
     summary: SweepSummary
+    overheads: OverheadRecord | None = optional()   #: runs before the overheads were measured lack them
 
 
 @dataclass(kw_only=True)

@@ -24,6 +24,35 @@ def _gbs(value: float | None) -> str:
     return "-" if value is None else f"{value / 1e9:.2f} GB/s"
 
 
+#: A send holding the CPU less than this share of a stream's time per message "leaves the wire to the transport".
+OFFLOADED = 0.5
+#: Bytes of the message the overhead sentence speaks of.
+FACE = 4096
+
+
+def _overhead_lines(layers) -> list:
+    """Per layer with overheads: for messages of about FACE bytes (a
+    typical halo face), how much of a stream's time per message the
+    sender's CPU spends in MPI_Send."""
+    lines = []
+    for lv in layers:
+        o = lv.get("overheads")
+        if o is None or not o.sizes:
+            continue
+        at = min((k for k in range(len(o.sizes)) if o.gap[k] > 0 and o.sizes[k] > 0),
+                 key=lambda k: abs(math.log(o.sizes[k] / FACE)), default=None)
+        if at is None:
+            continue
+        share = o.send[at] / o.gap[at]
+        lines.append(f"Between '{lv.name}' ranks a stream of {format_size(o.sizes[at])} messages takes "
+                     f"{microseconds(o.gap[at])} each, of which MPI_Send holds the sender "
+                     f"{microseconds(o.send[at])}" +
+                     (": the transport moves the data while the CPU goes on, so computation between sends is "
+                      "free up to that time." if share < OFFLOADED else
+                      ": the CPU moves the data itself (a copy), so sending costs computation time."))
+    return lines
+
+
 def comm_meaning(record: CommRecord) -> list:
     """Point to point, collectives, layers, overlap and contention, one sentence each."""
     p, d = record.parameters, record.derived
@@ -46,6 +75,7 @@ def comm_meaning(record: CommRecord) -> list:
     elif d.layers:
         lines.append(f"Every pair of ranks has about the same latency ({microseconds(d.layers[0].latency)} at "
                      f"{format_size(p.probe_size)}): where ranks are placed does not change it.")
+    lines += _overhead_lines(d.layers)
     pct = [v for row in d.overlap.overlap_percent for v in row if v is not None and math.isfinite(v)]
     if pct:
         best = max(pct)

@@ -15,17 +15,17 @@ from ._kernel import DEFAULT_WORK, WavefrontTimes, measure_wg, run_wavefront, se
 from ._model import WavefrontPrediction, wavefront
 from ._params import ParameterError, WavefrontParams, parse_grid, parse_procs, square_array
 from ._placement import Placement, PlacementError
-from ._profile import NetworkProfile, ProfileError, Region
+from ._profile import MessageCosts, NetworkProfile, OverheadTable, ProfileError, Region
 from ._program import Program, ProgramError
 from ._replay import Deadlock, Replay, replay
 from ._simulate import Simulation, SimulationError, simulate
 from ._wavefront_program import wavefront_program
 from ._whatif import KEYS, WhatIf, WhatIfError, parse_what_if
 
-__all__ = ["CLASSES", "DEFAULT_WORK", "KEYS", "STRATEGIES", "ClassError", "Deadlock", "Machine", "MachineError",
-           "NetworkProfile", "ParameterError", "Placement", "PlacementError", "ProfileError", "Program",
-           "ProgramError", "Region", "Replay", "Simulation", "SimulationError", "WavefrontParams",
-           "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate", "class_of_layer",
-           "measure_wg", "parse_grid", "parse_procs", "parse_what_if", "placement_from_mapping", "replay",
-           "run_wavefront", "serial_checksum", "simulate", "square_array", "wavefront", "wavefront_program",
+__all__ = ["CLASSES", "ClassError", "DEFAULT_WORK", "Deadlock", "KEYS", "Machine", "MachineError", "MessageCosts",
+           "NetworkProfile", "OverheadTable", "ParameterError", "Placement", "PlacementError", "ProfileError",
+           "Program", "ProgramError", "Region", "Replay", "STRATEGIES", "Simulation", "SimulationError",
+           "WavefrontParams", "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate",
+           "class_of_layer", "measure_wg", "parse_grid", "parse_procs", "parse_what_if", "placement_from_mapping",
+           "replay", "run_wavefront", "serial_checksum", "simulate", "square_array", "wavefront", "wavefront_program",
            "wg_samples"]

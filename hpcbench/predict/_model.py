@@ -45,6 +45,23 @@ receiver busy t_recv from then, the sender t_send) a sender also waits for
 its receiver and a receiver does not wait for t_send, so r2b and a replay
 agree only approximately; neither bounds the other in general.
 
+Where the profile splits a class's messages into CPU overheads and wire
+time (_profile.py: TCP's eager sends, where MPI_Send returns while the
+kernel moves the bytes), the terms keep their meaning with that split:
+Send_X and Receive_X are the overheads o_s and o_r (what the CPU of each
+side spends), Total_comm_X is the message's whole time from send start to
+receive end (the echo's one-way time), and r4 becomes the slower of the
+two resources of the pipeline: the slowest process's stack, or the
+busiest link's, which carries one face per tile for its x / B:
+
+    T_stack = max(r4 of the slowest process, tiles * max over links of x / B)
+
+A class without the split has wire 0 and Total_comm = t_send + t_recv, so
+the equations are Table 2's exactly (the paper's InfiniPath, and shared
+memory here, where the copy is the CPU's work). A link is a pair of ranks
+in one direction: ranks of one node sharing its network card are not
+modelled (ratNC measures that).
+
 r5 takes every sweep to cost what the sweep from P_{1,1} costs: with one
 class everywhere all corners are alike; a placement whose classes are not
 mirror-symmetric (node fill with n not a multiple of the ranks per node)
@@ -70,7 +87,7 @@ import numpy as np
 from ._classes import CLASSES
 from ._params import WavefrontParams
 from ._placement import Placement, PlacementError
-from ._profile import NetworkProfile
+from ._profile import MessageCosts, NetworkProfile
 
 __all__ = ["WavefrontPrediction", "wavefront"]
 
@@ -93,7 +110,7 @@ class WavefrontPrediction:
     time: float                 #: r5: seconds per iteration
     t_diagfill: float           #: r3a
     t_fullfill: float           #: r3b
-    t_stack: float              #: r4 (the slowest process's stack)
+    t_stack: float              #: r4: the slowest process's stack, or the busiest link's if slower
     w: float                    #: r1b: seconds per tile
     w_pre: float                #: r1a: seconds per tile before the kernel
     compute: float              #: computation on the critical path of r5
@@ -101,7 +118,8 @@ class WavefrontPrediction:
     t_nonwavefront: float       #: seconds per iteration outside the sweeps
     start: np.ndarray           #: (m, n): Start P_{i,j} at [j-1, i-1]
     stacks: np.ndarray          #: (m, n): r4 of P_{i,j} with its own neighbours, at [j-1, i-1]
-    stack_rank: int             #: the rank whose stack is T_stack
+    stack_rank: int             #: the rank with the slowest process stack
+    link_stack: float = 0.0     #: tiles x the busiest link's wire time per tile (0: no class has wire time)
 
 
 def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Placement) -> WavefrontPrediction:
@@ -122,7 +140,8 @@ def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Place
     t_fullfill = float(start[m - 1, n - 1])          # r3b: Start P_{n,m}
     stacks = _stacks(params.tiles, w, w_pre, ew, ns)
     stack_rank = int(np.argmax(stacks))
-    t_stack = float(stacks.flat[stack_rank])         # r4
+    link_stack = params.tiles * max(float(ew.wire.max(initial=0.0)), float(ns.wire.max(initial=0.0)))
+    t_stack = max(float(stacks.flat[stack_rank]), link_stack)   # r4
     time = (params.n_diag * t_diagfill + params.n_full * t_fullfill + params.n_sweeps * t_stack
             + params.t_nonwavefront)                 # r5
     compute = (params.n_diag * (w_pre + (m - 1) * w) + params.n_full * (w_pre + (m + n - 2) * w)
@@ -132,20 +151,11 @@ def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Place
                                w=w, w_pre=w_pre, compute=compute,
                                communication=time - params.t_nonwavefront - compute,
                                t_nonwavefront=params.t_nonwavefront, start=start, stacks=stacks,
-                               stack_rank=stack_rank)
+                               stack_rank=stack_rank, link_stack=link_stack)
 
 
-@dataclass(frozen=True)
-class _Costs:
-    """t_send and t_recv of the faces between neighbours along one axis:
-    [j, i] is the pair from upstream process (row j, column i) to its
-    downstream neighbour (0-based)."""
-
-    send: np.ndarray
-    recv: np.ndarray
-
-
-def _pair_costs(params: WavefrontParams, profile: NetworkProfile, placement: Placement) -> tuple[_Costs, _Costs]:
+def _pair_costs(params: WavefrontParams, profile: NetworkProfile,
+                placement: Placement) -> tuple[MessageCosts, MessageCosts]:
     """E/W pairs ((m, n-1): column i to i+1) and N/S pairs ((m-1, n): row j
     to j+1), each priced by its class. ProfileError if a class is missing."""
     rank = np.arange(params.nranks, dtype=np.int64).reshape(params.m, params.n)
@@ -153,12 +163,14 @@ def _pair_costs(params: WavefrontParams, profile: NetworkProfile, placement: Pla
     ns_class = placement.pair_class(rank[:-1, :], rank[1:, :])
     # Every class some pair needs, so the error names one the placement uses.
     profile.require(CLASSES[int(k)] for k in np.unique(np.concatenate([ew_class.ravel(), ns_class.ravel()])))
-    ew = _Costs(*profile.costs(np.full(ew_class.shape, float(params.message_ew)), ew_class))
-    ns = _Costs(*profile.costs(np.full(ns_class.shape, float(params.message_ns)), ns_class))
+    # [j, i]: the face from upstream process (row j, column i) to its
+    # downstream neighbour along the axis (0-based).
+    ew = profile.message_costs(np.full(ew_class.shape, float(params.message_ew)), ew_class)
+    ns = profile.message_costs(np.full(ns_class.shape, float(params.message_ns)), ns_class)
     return ew, ns
 
 
-def _start_times(w: float, w_pre: float, ew: _Costs, ns: _Costs) -> np.ndarray:
+def _start_times(w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:
     """r2a and r2b over the array, one anti-diagonal at a time (every
     process of a diagonal depends only on the one before): m + n - 1 vector
     steps, each cell evaluated as the equation writes it."""
@@ -171,8 +183,8 @@ def _start_times(w: float, w_pre: float, ew: _Costs, ns: _Costs) -> np.ndarray:
     send_e = np.hstack([ew.send, zero_col])
     # The step into (j, i) from the west and from the south (r2b's two terms);
     # steps from outside the array are never taken (their start is -inf).
-    east = w + np.hstack([zero_col, ew.send + ew.recv]) + receive_n
-    north = w + np.vstack([zero_row, send_e[:-1, :] + ns.send + ns.recv])
+    east = w + np.hstack([zero_col, ew.total]) + receive_n
+    north = w + np.vstack([zero_row, send_e[:-1, :] + ns.total])
     # padded[j + 1, i + 1] is Start P at (j, i); row 0 and column 0 are outside.
     padded = np.full((m + 1, n + 1), -np.inf)
     padded[1, 1] = w_pre                             # r2a
@@ -183,7 +195,7 @@ def _start_times(w: float, w_pre: float, ew: _Costs, ns: _Costs) -> np.ndarray:
     return padded[1:, 1:].copy()
 
 
-def _stacks(tiles: int, w: float, w_pre: float, ew: _Costs, ns: _Costs) -> np.ndarray:
+def _stacks(tiles: int, w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:
     """r4 for every process, with its own neighbours' terms (0 where it
     has none): an (m, n) array."""
     m, n = ns.send.shape[0] + 1, ew.send.shape[1] + 1

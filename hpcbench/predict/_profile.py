@@ -7,6 +7,26 @@ that holds x (region k covers first_k <= x < first_{k+1}):
     t_send(x) = x / B + n_l      the sender's time (it also sets up the transfer)
     t_recv(x) = x / B            the receiver's time (it accepts the data)
 
+Where the transport moves a message while the CPUs go on (TCP's eager
+sends, a NIC's DMA), the sender is not busy for x / B: a class may then
+carry LogP's overheads, measured per size by the comm benchmark (the time
+MPI_Send and MPI_Recv hold the CPU, hpcbench.comm.overheads), and
+`message_costs` prices a message as
+
+    send  = o_s(x)                   the sender's CPU
+    recv  = o_r(x)                   the receiver's CPU, once the message is there
+    total = max(n_l + x / B, send + recv)   send start to receive end (the echo's one-way time)
+    wire  = g(x)                     how long the message holds its link in a stream
+
+g is LogP's gap, the time per message of a stream of blocking sends: what
+a pipeline's faces see. The echo's x / B can be shorter (a shaper's token
+credit, a switch's buffer, refilled while the link idles between the
+echo's messages); a stream leaves no idle time.
+
+A class without overheads is Hammond's (the CPU pushes the data): send =
+t_send, recv = t_recv, total = t_send + t_recv, wire = 0, which makes the
+model Table 2 exactly.
+
 Built from a comm results file (every comm layer's regional fit, each
 layer's name folded into its class by _classes.class_of_layer; where
 several layers fold into one class the layer of most pairs speaks for it),
@@ -50,10 +70,67 @@ class Region:
             raise ProfileError(f"a region's bandwidth must be > 0 bytes/s, got {self.bandwidth}")
 
 
-class NetworkProfile:
-    """Regions per placement class; `t_send` / `t_recv` as section 5.1."""
+@dataclass(frozen=True, eq=False)
+class OverheadTable:
+    """A class's LogP overheads and gap measured at `sizes` bytes
+    (seconds). Between two measured sizes a message is taken to be in the
+    regime of the smaller: its value there plus the growth per byte of the
+    segment below it (never less than nothing); beyond the largest, the same.
+    Why not a straight line to the next point: MPI switches protocol between
+    some sizes (eager to rendezvous, where a receive suddenly holds the
+    whole transfer), and a line across that step would charge a message
+    just above the smaller size much of the step."""
 
-    def __init__(self, classes: Mapping[str, Iterable[Region]], source: str = ""):
+    sizes: np.ndarray
+    send: np.ndarray
+    recv: np.ndarray
+    gap: np.ndarray
+
+    def __post_init__(self) -> None:
+        sizes, send, recv, gap = (np.asarray(v, dtype=float) for v in (self.sizes, self.send, self.recv, self.gap))
+        if sizes.ndim != 1 or sizes.size == 0 or any(v.shape != sizes.shape for v in (send, recv, gap)):
+            raise ProfileError("overheads need one send, receive and gap time per size, and at least one size")
+        if not (np.all(np.isfinite(sizes)) and np.all(np.diff(sizes) > 0) and sizes[0] >= 0):
+            raise ProfileError("overhead sizes must be increasing byte counts >= 0")
+        if not all(np.all(np.isfinite(v)) and v.min() >= 0 for v in (send, recv, gap)):
+            raise ProfileError("overheads and gaps must be finite times >= 0 seconds")
+        for name, value in (("sizes", sizes), ("send", send), ("recv", recv), ("gap", gap)):
+            value.flags.writeable = False
+            object.__setattr__(self, name, value)
+
+    def at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(o_s, o_r, g) at x bytes (a number or an array)."""
+        x = np.asarray(x, dtype=float)
+        return self._one(x, self.send), self._one(x, self.recv), self._one(x, self.gap)
+
+    def _one(self, x: np.ndarray, values: np.ndarray) -> np.ndarray:
+        sizes = self.sizes
+        k = np.maximum(np.searchsorted(sizes, x, side="right") - 1, 0)
+        # Growth per byte of the segment ending at each point (the first: the one after it).
+        slope = np.zeros(sizes.size)
+        if sizes.size > 1:
+            slope[1:] = np.maximum(np.diff(values) / np.diff(sizes), 0.0)
+            slope[0] = slope[1]
+        return np.maximum(values[k] + np.maximum(x - sizes[k], 0.0) * slope[k], 0.0)
+
+
+@dataclass(frozen=True)
+class MessageCosts:
+    """What messages cost, arrays of one shape (seconds): see the module
+    docstring."""
+
+    send: np.ndarray
+    recv: np.ndarray
+    total: np.ndarray
+    wire: np.ndarray
+
+
+class NetworkProfile:
+    """Regions per placement class; `t_send` / `t_recv` as section 5.1;
+    optional overheads per class (`message_costs`)."""
+
+    def __init__(self, classes: Mapping[str, Iterable[Region]], source: str = "",
+                 overheads: Mapping[str, OverheadTable] | None = None):
         table: dict[str, tuple[Region, ...]] = {}
         for name, regions in classes.items():
             cls = class_of_layer(name)
@@ -69,6 +146,12 @@ class NetworkProfile:
             raise ProfileError("a network profile needs at least one placement class")
         self.classes = {c: table[c] for c in CLASSES if c in table}
         self.source = source
+        self.overheads: dict[str, OverheadTable] = {}
+        for name, table_o in (overheads or {}).items():
+            key = class_of_layer(name)
+            if key not in self.classes:
+                raise ProfileError(f"overheads for class {key!r}, which has no regions")
+            self.overheads[key] = table_o
 
     # -- costs ---------------------------------------------------------
     def region(self, x: float, cls: str) -> Region:
@@ -102,6 +185,24 @@ class NetworkProfile:
             recv[at] = self.t_recv(x[at], cls)
         return send, recv
 
+    def message_costs(self, x: np.ndarray, class_index: np.ndarray) -> MessageCosts:
+        """send, recv, total and wire for arrays of sizes and class indexes
+        (the module docstring): Hammond's t_send / t_recv where a class has
+        no overheads, LogP's split where it has."""
+        x = np.asarray(x, dtype=float)
+        class_index = np.asarray(class_index)
+        send, recv = self.costs(x, class_index)
+        total, wire = send + recv, np.zeros_like(x)
+        for k in np.unique(class_index):
+            cls = CLASSES[int(k)]
+            if cls not in self.overheads:
+                continue
+            at = class_index == k
+            one_way = send[at]
+            send[at], recv[at], wire[at] = self.overheads[cls].at(x[at])
+            total[at] = np.maximum(one_way, send[at] + recv[at])
+        return MessageCosts(send, recv, total, wire)
+
     def require(self, needed: Iterable[str]) -> None:
         """ProfileError naming the first class in `needed` this profile lacks."""
         for cls in needed:
@@ -123,7 +224,11 @@ class NetworkProfile:
             if only is None or cls in only:
                 regions = tuple(Region(r.first, r.latency * latency, r.bandwidth * bandwidth) for r in regions)
             out[cls] = regions
-        return NetworkProfile(out, self.source)
+        # The overheads are the CPUs' time, which a network what-if leaves
+        # alone; the gap is the link's, which a bandwidth what-if scales.
+        overheads = {cls: o if (only is not None and cls not in only) else
+                     OverheadTable(o.sizes, o.send, o.recv, o.gap / bandwidth) for cls, o in self.overheads.items()}
+        return NetworkProfile(out, self.source, overheads)
 
     # -- building ------------------------------------------------------
     @classmethod
@@ -157,7 +262,20 @@ class NetworkProfile:
                                f"missing {e} in {source}") from None
         except ClassError as e:
             raise ProfileError(str(e)) from None
-        return cls(classes, source)
+        overheads = table.get("overheads") or {}
+        if not isinstance(overheads, Mapping):
+            raise ProfileError(f"\"overheads\" must be {{class: {{sizes, send_us, recv_us, gap_us}}}} ({source})")
+        try:
+            parsed = {name: OverheadTable(*(np.array(o[key], dtype=float) * scale for key, scale in
+                                        (("sizes", 1.0), ("send_us", 1e-6), ("recv_us", 1e-6), ("gap_us", 1e-6))))
+                      for name, o in overheads.items()}
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProfileError(f"overheads of a class need sizes, send_us, recv_us and gap_us lists of numbers "
+                               f"({source}): {e}") from None
+        try:
+            return cls(classes, source, parsed)
+        except ClassError as e:
+            raise ProfileError(str(e)) from None
 
     @classmethod
     def from_results(cls, results) -> NetworkProfile:
@@ -171,7 +289,7 @@ class NetworkProfile:
         if not layers:
             raise ProfileError(f"{where} has no comm layers to build a network profile from: "
                                "run `mpiexec -n N python -m hpcbench run comm` (N >= 2) first")
-        best: dict[str, tuple[int, list]] = {}
+        best: dict[str, tuple[int, list, OverheadTable | None]] = {}
         for layer in layers:
             try:
                 klass = class_of_layer(layer.name)
@@ -179,21 +297,29 @@ class NetworkProfile:
                 continue
             regions = [Region(int(r.first), float(r.latency), 1.0 / float(r.seconds_per_byte))
                        for r in layer.regions if r.seconds_per_byte and r.seconds_per_byte > 0]
-            if regions and len(layer.pairs) > best.get(klass, (-1, []))[0]:
-                best[klass] = (len(layer.pairs), regions)
+            if regions and len(layer.pairs) > best.get(klass, (-1, [], None))[0]:
+                o = layer.get("overheads")
+                table = None if o is None else OverheadTable(*(np.array(o[key], dtype=float)
+                                                                 for key in ("sizes", "send", "recv", "gap")))
+                best[klass] = (len(layer.pairs), regions, table)
         if not best:
             raise ProfileError(f"the comm layers of {where} have no regional fit with a bandwidth")
-        return cls({k: v for k, (_, v) in best.items()}, where)
+        return cls({k: v for k, (_, v, _) in best.items()}, where,
+                   {k: o for k, (_, _, o) in best.items() if o is not None})
 
     def to_dict(self) -> dict:
         """The table form (from_table reads it back)."""
         return {"format": PROFILE_FORMAT, "source": self.source,
                 "classes": {c: [{"from_bytes": r.first, "latency_us": r.latency * 1e6,
                                  "bandwidth_GBps": r.bandwidth / 1e9} for r in regions]
-                            for c, regions in self.classes.items()}}
+                            for c, regions in self.classes.items()},
+                "overheads": {c: {"sizes": o.sizes.tolist(), "send_us": (o.send * 1e6).tolist(),
+                                  "recv_us": (o.recv * 1e6).tolist(), "gap_us": (o.gap * 1e6).tolist()}
+                              for c, o in self.overheads.items()}}
 
     def __repr__(self) -> str:
-        return f"NetworkProfile({', '.join(self.classes)}; from {self.source or 'code'})"
+        split = f"; overheads for {', '.join(self.overheads)}" if self.overheads else ""
+        return f"NetworkProfile({', '.join(self.classes)}{split}; from {self.source or 'code'})"
 
     # -- internals -----------------------------------------------------
     def _regions(self, cls: str) -> tuple[Region, ...]:

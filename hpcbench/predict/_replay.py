@@ -27,6 +27,10 @@ receiver is busy t_recv from when it has both reached the receive and the
 message has arrived; so a hop costs t_send + t_recv on the critical path,
 as Table 2's Total_comm. Replayed the same way, one event per rank per
 pass, a receive whose message has not been sent yet holding its rank.
+Given wire and flight times per send (_simulate.py, for transports that
+move messages beside the CPU), a message enters its link when its send
+ends and the link is free, holds it for its wire time and arrives its
+flight time after entering.
 """
 from __future__ import annotations
 
@@ -62,21 +66,25 @@ class Replay:
 SEND_MODES = ("blocking", "eager")
 
 
-def replay(program: Program, duration: np.ndarray, sends: str = "blocking") -> Replay:
+def replay(program: Program, duration: np.ndarray, sends: str = "blocking", wire: np.ndarray | None = None,
+           flight: np.ndarray | None = None) -> Replay:
     """Replay `program` with `duration[i]` seconds for event i: compute
     time, send time (sender) or receive time (receiver); `sends` is
     "blocking" (WARPP) or "eager" (the wavefront contract), see the module
-    docstring. Raises Deadlock (one line naming the waiting ranks) if it
+    docstring. Eager only: `wire[i]` seconds a send's message holds the link
+    of its pair (one message at a time), `flight[i]` seconds from entering
+    the link to arriving (both 0 if not given: the message arrives when its
+    send ends). Raises Deadlock (one line naming the waiting ranks) if it
     cannot finish."""
-    duration = np.asarray(duration, dtype=float)
-    if duration.shape != program.kind.shape:
-        raise ProgramError(f"one duration per event is needed, got {duration.size} for {program.nevents}")
-    if not np.all(np.isfinite(duration)) or np.any(duration < 0):
-        raise ProgramError("event durations must be finite and not negative")
+    duration = _per_event(program, duration, "duration")
     if sends not in SEND_MODES:
         raise ProgramError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
     if sends == "eager":
-        return _replay_eager(program, duration)
+        zeros = np.zeros(program.nevents)
+        return _replay_eager(program, duration, zeros if wire is None else _per_event(program, wire, "wire"),
+                             zeros if flight is None else _per_event(program, flight, "flight"))
+    if wire is not None or flight is not None:
+        raise ProgramError("wire and flight times are for eager sends (a blocking transfer has no link queue)")
     n = program.nranks
     # One sentinel event past the end: a finished rank points at it.
     done = program.nevents
@@ -126,18 +134,36 @@ def replay(program: Program, duration: np.ndarray, sends: str = "blocking") -> R
             return Replay(finish=t, compute=compute, send=send, recv=recv, idle=idle, rounds=rounds)
 
 
-def _replay_eager(program: Program, duration: np.ndarray) -> Replay:
+def _per_event(program: Program, values, name: str) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    if values.shape != program.kind.shape:
+        raise ProgramError(f"one {name} per event is needed, got {values.size} for {program.nevents}")
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ProgramError(f"event {name}s must be finite and not negative")
+    return values
+
+
+def _replay_eager(program: Program, duration: np.ndarray, wire: np.ndarray, flight: np.ndarray) -> Replay:
     """The eager replay: every pass, each unfinished rank runs its next
-    event if it can (a receive can once its message has been sent). One
+    event if it can (a receive can once its message has arrived). One
     event per rank per pass, all ranks at once: a rank running ahead alone
     (a sweep's corner sends for a whole stack without waiting) would
-    otherwise cost one pass per event of its own."""
+    otherwise cost one pass per event of its own. A pass runs at most one
+    send per rank, so no two sends of a pass share a link (a link is a
+    (sender, receiver) pair): the link queues update without conflict."""
     n = program.nranks
     done = program.nevents
     kind = np.append(program.kind, np.uint8(255))
     dur = np.append(duration, 0.0)
+    wire = np.append(wire, 0.0)
+    flight = np.append(flight, 0.0)
     match = np.append(matching_sends(program), done)
-    # When each send's message arrives (t_send after the send started); -1: not sent yet.
+    # Each send's link, and when each link is free again.
+    link = np.zeros(done + 1, dtype=np.int64)
+    sends = np.flatnonzero(program.kind == SEND)
+    _, link[sends] = np.unique(program.rank_of_events()[sends] * n + program.peer[sends], return_inverse=True)
+    link_free = np.zeros(max(sends.size, 1))
+    # When each send's message arrives (its send's end, or later past a link queue); -1: not sent yet.
     arrival = np.full(done + 1, -1.0)
     last = program.offsets[1:]
     pc = np.where(program.offsets[:-1] < last, program.offsets[:-1], done)
@@ -158,7 +184,10 @@ def _replay_eager(program: Program, duration: np.ndarray) -> Replay:
         d = dur[e]
         now = t[at]
         s = k == SEND
-        arrival[e[s]] = now[s] + d[s]
+        es = e[s]
+        enter = np.maximum(now[s] + d[s], link_free[link[es]])
+        link_free[link[es]] = enter + wire[es]
+        arrival[es] = enter + flight[es]
         start = np.maximum(now, ready)      # ready is -1 unless a receive
         idle[at] += start - now
         compute[at] += np.where(k == COMPUTE, d, 0.0)

@@ -10,6 +10,14 @@ Sends are eager by default, as the contract the wavefront kernel and model
 share (_params.py): a hop then costs Table 2's Total_comm = t_send + t_recv
 and the simulation agrees with the model where the model is exact;
 sends="blocking" replays WARPP's rendezvous instead (_replay.py).
+
+Where the profile splits a class into CPU overheads and wire time
+(_profile.py), an eager send holds its sender o_s, then the message holds
+the link of its pair of ranks (one direction) for x / B, one message after
+the other, and arrives `total - o_s - o_r` after it entered the link; the
+receiver is busy o_r. Without the split a message has no wire time and
+arrives when its send ends, as before. The blocking replay always prices
+messages as Hammond does (t_send, t_recv): a rendezvous has no overlap.
 """
 from __future__ import annotations
 
@@ -20,11 +28,11 @@ import numpy as np
 
 from ._classes import CLASSES
 from ._placement import Placement, PlacementError
-from ._profile import NetworkProfile
+from ._profile import MessageCosts, NetworkProfile
 from ._program import COMPUTE, SEND, Program
 from ._replay import SEND_MODES, replay
 
-__all__ = ["Simulation", "SimulationError", "event_durations", "simulate"]
+__all__ = ["Simulation", "SimulationError", "event_durations", "message_timing", "simulate"]
 
 
 class SimulationError(ValueError):
@@ -71,10 +79,13 @@ def simulate(program: Program, profile: NetworkProfile, placement: Placement, co
     (2.0: cores twice as fast). Raises a one-line error when the placement
     does not fit the program, the profile lacks a class the placement
     needs, or the speed is not a positive finite number."""
-    duration = event_durations(program, profile, placement, core_speed)
     if sends not in SEND_MODES:
         raise SimulationError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
-    r = replay(program, duration, sends=sends)
+    if sends == "eager":
+        duration, wire, flight = message_timing(program, profile, placement, core_speed)
+        r = replay(program, duration, sends=sends, wire=wire, flight=flight)
+    else:
+        r = replay(program, event_durations(program, profile, placement, core_speed), sends=sends)
     return Simulation(total=r.total, finish=r.finish, compute=r.compute, send=r.send, recv=r.recv, idle=r.idle,
                       placement=placement, core_speed=float(core_speed), sends=sends,
                       profile_source=profile.source)
@@ -82,7 +93,35 @@ def simulate(program: Program, profile: NetworkProfile, placement: Placement, co
 
 def event_durations(program: Program, profile: NetworkProfile, placement: Placement,
                     core_speed: float = 1.0) -> np.ndarray:
-    """Seconds of every event of `program` (see `simulate`)."""
+    """Seconds of every event of `program` with Hammond's prices (t_send,
+    t_recv; see `simulate`)."""
+    duration, comm, costs, is_send = _priced(program, profile, placement, core_speed, split=False)
+    if comm.size:
+        duration[comm] = np.where(is_send, costs.send, costs.recv)
+    return duration
+
+
+def message_timing(program: Program, profile: NetworkProfile, placement: Placement,
+                   core_speed: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(duration, wire, flight) per event for the eager replay: duration as
+    event_durations but with each class's overheads where the profile has
+    them; for sends, the seconds the message holds its link (x / B) and
+    the seconds from entering the link to arriving (total - o_s - o_r, at
+    least the wire time); 0 elsewhere."""
+    duration, comm, costs, is_send = _priced(program, profile, placement, core_speed, split=True)
+    wire, flight = np.zeros(duration.shape), np.zeros(duration.shape)
+    if comm.size:
+        duration[comm] = np.where(is_send, costs.send, costs.recv)
+        at = comm[is_send]
+        wire[at] = costs.wire[is_send]
+        flight[at] = np.maximum(costs.total - costs.send - costs.recv, costs.wire)[is_send]
+    return duration, wire, flight
+
+
+def _priced(program: Program, profile: NetworkProfile, placement: Placement, core_speed: float, split: bool):
+    """Compute durations, the positions of the messages' events, their
+    costs (MessageCosts over those events; Hammond's unless `split`) and
+    which of them are sends."""
     if not (isinstance(core_speed, (int, float)) and math.isfinite(core_speed) and core_speed > 0):
         raise SimulationError(f"core_speed must be a finite number > 0 (1.0: as measured), got {core_speed!r}")
     if placement.nranks != program.nranks:
@@ -90,7 +129,8 @@ def event_durations(program: Program, profile: NetworkProfile, placement: Placem
     duration = np.where(program.kind == COMPUTE, program.value / float(core_speed), 0.0)
     comm = np.flatnonzero(program.kind != COMPUTE)
     if not comm.size:
-        return duration
+        empty = np.zeros(0)
+        return duration, comm, MessageCosts(empty, empty, empty, empty), np.zeros(0, dtype=bool)
     owner = program.rank_of_events()[comm]
     klass = placement.pair_class(owner, program.peer[comm])
     profile.require(CLASSES[int(k)] for k in np.flatnonzero(np.bincount(klass, minlength=len(CLASSES))))
@@ -104,8 +144,14 @@ def event_durations(program: Program, profile: NetworkProfile, placement: Placem
     used = np.zeros(sizes.size * width, dtype=bool)
     code = which.reshape(-1) * width + klass
     used[code] = True
-    t_send, t_recv = np.zeros(used.size), np.zeros(used.size)
-    t_send[used], t_recv[used] = profile.costs(grid_size[used], grid_class[used])
+    table = [np.zeros(used.size) for _ in range(4)]
+    if split:
+        c = profile.message_costs(grid_size[used], grid_class[used])
+        parts = (c.send, c.recv, c.total, c.wire)
+    else:
+        send, recv = profile.costs(grid_size[used], grid_class[used])
+        parts = (send, recv, send + recv, np.zeros_like(send))
+    for column, part in zip(table, parts):
+        column[used] = part
     is_send = program.kind[comm] == SEND
-    duration[comm] = np.where(is_send, t_send[code], t_recv[code])
-    return duration
+    return duration, comm, MessageCosts(*(column[code] for column in table)), is_send

@@ -45,9 +45,12 @@ def prediction_lines(params, placement, profile, prediction, simulation, measure
     if what_if is not None and what_if.describe() != "nothing changed":
         lines.append(f"  what-if: {what_if.describe()}")
     r = prediction
-    lines += ["model (Table 2), one iteration:",
+    bound = (f"the busiest link: {_seconds(r.link_stack)} of wire" if r.link_stack >= r.t_stack and r.link_stack > 0
+             else f"rank {r.stack_rank}")
+    split = ("; overheads apart from wire time for " + ", ".join(profile.overheads)) if profile.overheads else ""
+    lines += [f"model (Table 2{split}), one iteration:",
               f"  T_diagfill {_seconds(r.t_diagfill)}, T_fullfill {_seconds(r.t_fullfill)}, "
-              f"T_stack {_seconds(r.t_stack)} (rank {r.stack_rank})",
+              f"T_stack {_seconds(r.t_stack)} ({bound})",
               f"  compute {_seconds(r.compute)}, communication {_seconds(r.communication)}",
               f"  predicted time per iteration: {_seconds(r.time)}"]
     if simulation is not None:
@@ -91,7 +94,7 @@ def prediction_dict(params, placement, profile, prediction, simulation, measured
         "what_if": what_if.describe() if what_if is not None else "nothing changed",
         "model": {"time_s": r.time, "t_diagfill_s": r.t_diagfill, "t_fullfill_s": r.t_fullfill,
                   "t_stack_s": r.t_stack, "compute_s": r.compute, "communication_s": r.communication,
-                  "stack_rank": r.stack_rank},
+                  "stack_rank": r.stack_rank, "link_stack_s": r.link_stack},
     }
     if simulation is not None:
         out["simulation"] = simulation.to_dict()
