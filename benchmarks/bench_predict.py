@@ -189,8 +189,10 @@ def main() -> int:
         print(f"medians of {args.runs} runs:")
         for r in table:
             print(_format(r))
-    for line in summary(table):
-        print(line)
+    for where in dict.fromkeys(r["where"] for r in table):
+        print(f"{where}:")
+        for line in summary([r for r in table if r["where"] == where]):
+            print("  " + line)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(table, f, indent=1)

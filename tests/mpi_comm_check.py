@@ -98,7 +98,7 @@ try:
     expect_error(ValueError, lambda: overheads(comm, [8, 16], [1e-6], peer=size - 1), "one one-way time per size")
     expect_error(ValueError, lambda: overheads(comm, [8], [float("nan")], peer=size - 1), "a NaN one-way time")
     partner = 1 - rank if rank < 2 else -1
-    expect_error(ValueError, lambda: collectively(comm, _core.overhead, comm, partner, rank == 0, 7, 8, 0, 1, 3),
+    expect_error(CommError, lambda: collectively(comm, _core.overhead, comm, partner, rank == 0, 7, 8, 0, 1, 3),
                  "an unknown overhead side")
     topo = Topology.load()
     placement, latencies, layers = measure_layers(comm, topo, 1024, [0, 1024, 65536], cap_s=0.02)
