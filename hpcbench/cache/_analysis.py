@@ -74,20 +74,62 @@ class MemoryPlateau:
 
 
 def _edge(sizes: np.ndarray, fit: np.ndarray, base_sizes: np.ndarray, rise: Rise,
-          step_threshold: float) -> tuple[int, int, int]:
-    """(size, a, b): the plateau ends between a (the last measured size
-    within step_threshold of the plateau) and b (the next measured size);
-    the size is the one with the fewest significant bits in [a, b) among
-    multiples of a's lowest set bit (cache sizes are round numbers; the
-    bracket bounds the choice)."""
-    lo, hi = base_sizes[rise.start], base_sizes[rise.start + 1]
-    inside = np.flatnonzero((sizes >= lo) & (sizes <= hi))
-    ref = fit[inside[0]]
-    on = inside[fit[inside] <= ref * (1.0 + step_threshold)]
-    a_index = int(on[-1])
+          step_threshold: float, steep: bool = False) -> tuple[int, int, int]:
+    """(size, a, b): the plateau ends between a and b, consecutive measured
+    sizes; the size is the one with the fewest significant bits in [a, b)
+    among multiples of a's lowest set bit (cache sizes are round numbers;
+    the bracket bounds the choice).
+
+    Without `steep`, a is the last size of the rise's first base step
+    still within step_threshold of the plateau: where a gradual rise begins
+    (a page-set level's onset). With `steep`, a is where the steep part of
+    the rise starts (_steep_start): where a level whose misses come all at
+    once (LRU on evenly filled sets) has its edge. Why not the first step
+    past 2 %: on a KVM guest of an Intel Xeon (48 KiB L1d) the pooled curve
+    drifted from 3.76 to 4.11 ticks between 32 and 43 KiB (another tenant
+    on the core's other hardware thread, or frequency), then jumped to 5.1,
+    6.9 and 10.8 ticks by 51 KiB: the edge came out at 33 KiB, where the
+    steep part gives 44 KiB. The drift's base steps climb a fifth as
+    steeply as the rise on average.
+    """
+    if steep:
+        a_index = _steep_start(sizes, fit, base_sizes, rise, step_threshold)
+    else:
+        lo, hi = base_sizes[rise.start], base_sizes[rise.start + 1]
+        inside = np.flatnonzero((sizes >= lo) & (sizes <= hi))
+        on = inside[fit[inside] <= fit[inside[0]] * (1.0 + step_threshold)]
+        a_index = int(on[-1])
     a = int(sizes[a_index])
     b = int(sizes[a_index + 1]) if a_index + 1 < sizes.size else a + 1
     return _simplest_in(a, b), a, b
+
+
+def _steep_start(sizes: np.ndarray, fit: np.ndarray, base_sizes: np.ndarray, rise: Rise,
+                 step_threshold: float) -> int:
+    """The index (into sizes) where the steep part of a rise starts (see
+    _edge): the first base step climbing at least the rise's average slope;
+    then, over every measured size, forward past the steps at its start
+    that are not steep, and back over every step before it that still rises
+    by more than step_threshold (the first few sets to overflow climb a
+    little, right at the size). Slopes are per log size, judged on base
+    steps first because a refined step of a few lines turns noise into any
+    slope."""
+    logs = np.log(sizes.astype(float))
+    at = np.searchsorted(sizes, base_sizes[rise.start:rise.end + 1])       # base sizes of the rise, in sizes
+    average = (fit[at[-1]] - fit[at[0]]) / (logs[at[-1]] - logs[at[0]])
+
+    def steep(i: int) -> bool:                                            # the step from sizes[i] to sizes[i + 1]
+        return bool(fit[i + 1] > fit[i] * (1.0 + step_threshold)
+                    and (fit[i + 1] - fit[i]) / (logs[i + 1] - logs[i]) >= average)
+
+    base_slopes = np.diff(fit[at]) / np.diff(logs[at])
+    j = int(np.flatnonzero(base_slopes >= average)[0])    # one exists: the average is their weighted mean
+    i = int(at[j])
+    while i + 1 < at[j + 1] and not steep(i):
+        i += 1
+    while i > at[0] and fit[i] > fit[i - 1] * (1.0 + step_threshold):
+        i -= 1
+    return i
 
 
 def _simplest_in(a: int, b: int) -> int:
@@ -180,9 +222,11 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         if number == 1 or placement == "contiguous":
             why = ("first level: indexed within a page, so every placement fills its sets evenly" if number == 1
                    else "contiguous placement: the sets fill evenly, so misses begin at the size")
+            size, a, b = _edge(sizes, fit, base_sizes, rise, step_threshold, steep=True)
+            k = int(np.searchsorted(base_sizes, a, side="right")) - 1     # the base step that holds the edge
             found.append(CacheLevel(level=number, size=size, method="edge", why=why, bracket=(a, b), onset=a,
                                     plateau=plateau,
-                                    range=(int(base_sizes[rise.start]), int(base_sizes[rise.start + 1]))))
+                                    range=(int(base_sizes[k]), int(base_sizes[min(k + 1, base_sizes.size - 1)]))))
             continue
         # The rise plus one plateau point on each side anchors the hit time
         # and the miss overhead of the miss-rate normalisation; a valley cut
