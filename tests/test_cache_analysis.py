@@ -115,6 +115,42 @@ def test_random_replacement_in_l2_and_l3_is_extended_until_the_l3_levels_off():
     assert [lv.policy for lv in levels[1:]] == ["random", "random"]
 
 
+def test_one_rise_holding_two_caches_is_split_where_hwloc_counts_one_more():
+    """Dunnington with random replacement in L2 (3 MiB) and L3 (12 MiB)
+    under random pages, on the paper's grid: the two rises run together
+    (1.5 to about 40 MiB) and rise detection finds one, which the page-set
+    fit makes one level of 10 MiB. Told hwloc's count of caches (3), the
+    analysis tries that rise as two levels (_split.py): the best split's
+    model lies far closer to the curve (a residual about a twentieth of
+    one level's), and gives 3 MiB and 12 MiB, both random replacement. The
+    upper level has no plateau of its own, so no latency."""
+    machine = MACHINES["Dunnington"].with_policy("random", otherwise="lru")
+    sizes, cycles, refined = simulated_sweep(machine, "random", "servet", seed=1)
+    common = dict(refined=refined, placement="random", page_size=machine.page_size,
+                  ways=tuple(c.ways for c in machine.caches[1:]))
+    assert len(estimate_levels(sizes, cycles, **common)) == 2
+    levels = estimate_levels(sizes, cycles, expected=3, **common)
+    assert [lv.level for lv in levels] == [1, 2, 3]
+    for lv, want in zip(levels, machine.sizes()):
+        assert abs(lv.size - want) <= 0.10 * want, (lv, want)
+    assert [lv.policy for lv in levels[1:]] == ["random", "random"]
+    assert levels[2].plateau == (0, 0) and "no plateau between them" in levels[2].why
+
+
+@pytest.mark.parametrize("name,policy,grid", [("Athlon 3200", "random", "fine")])
+def test_a_rise_of_one_cache_is_not_split_even_if_hwloc_counts_more(name, policy, grid):
+    """One cache past L1, one rise (wide under random replacement): told
+    that hwloc counts a level more, the analysis tries the split and keeps
+    one level, because two do not fit the curve clearly better."""
+    machine = MACHINES[name].with_policy(policy, otherwise="lru")
+    sizes, cycles, refined = simulated_sweep(machine, "random", grid, seed=1)
+    levels = estimate_levels(sizes, cycles, refined=refined, placement="random", page_size=machine.page_size,
+                             ways=tuple(c.ways for c in machine.caches[1:]), expected=len(machine.caches) + 1)
+    assert len(levels) == len(machine.caches)
+    for lv, want in zip(levels, machine.sizes()):
+        assert abs(lv.size - want) <= 0.10 * want, (lv, want)
+
+
 def test_the_papers_rule_as_printed_is_available():
     levels = levels_of(cs.DEMPSEY, "random", grid="servet", model="paper", selection="mode")
     assert levels[0].size == 16 << 10

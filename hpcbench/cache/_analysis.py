@@ -29,16 +29,17 @@ still climbing at the largest size leaves memory unreached.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import _validate
 from ._capacity import capacity_bounds, choose
-from ._joint import PageSetLevel, refit_jointly
+from ._joint import PageSetLevel, joint_fit
 from ._probabilistic import DEFAULT_WAYS, POLICIES, estimate_size, significant_bits
 from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises, gradient, monotone_fit
+from ._split import split_widest
 
 PLACEMENTS = ("contiguous", "random", "unknown")
 __all__ = ["CacheLevel", "MemoryPlateau", "estimate_levels", "find_rises", "gradient", "memory_plateau",
@@ -166,7 +167,7 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
                     min_rise: float = DEFAULT_MIN_RISE, model: str = "lines",
                     selection: str = "simplest", policies: tuple = POLICIES,
                     ways: tuple | None = None, best: npt.ArrayLike | None = None,
-                    line: int = 64) -> list[CacheLevel]:
+                    line: int = 64, expected: int | None = None) -> list[CacheLevel]:
     """Cache levels, smallest first, from sizes (bytes) and cycles per access.
 
     placement: "contiguous" (huge pages or consecutive frames: every level by
@@ -182,6 +183,11 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     any pass at each size (ticks; NaN where none): it bounds the sizes the
     page-set model gives (_capacity.py), and a fit outside the bounds gives
     way to the geometry of `ways` ways and `line`-byte lines between them.
+    expected, if given, is the number of cache levels hwloc reports: where
+    the curve has fewer rises, the widest page-set rise is tried as two
+    levels (_split.py), with hwloc's associativities (`ways`; without them
+    the fits of every associativity would take minutes, and the split is
+    not tried).
     """
     sizes = _validate.sweep_array("sizes", sizes)
     cycles = _validate.sweep_array("cycles", cycles)
@@ -206,6 +212,8 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         if best.shape != sizes.shape:
             raise ValueError(f"best must have one value per size, got {best.size} for {sizes.size} sizes")
     _validate.positive_int("line", line)
+    if expected is not None:
+        _validate.positive_int("expected", expected)
     geometry = tuple(int(k) for k in ways) if ways else ()
 
     base_sizes = sizes[base]
@@ -246,8 +254,13 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         # the guest's pages), the curve decides between scattered and evenly
         # coloured pages, as it decides the policy.
         placements = ("random", "even") if placement == "unknown" else ("random",)
-        page_set = refit_jointly(sizes, fit, page_set, page_size, policies, selection, placements=placements,
-                                 ways=ways)
+        page_set, score = joint_fit(sizes, fit, page_set, page_size, policies, selection, placements=placements,
+                                    ways=ways)
+        if expected is not None and geometry and len(found) < expected:
+            split = split_widest(sizes, fit, page_set, score, page_size, policies, selection, placements, ways)
+            if split is not None:
+                found = _split_entry(found, *split)
+                page_set = split[1]
     joint = iter(page_set)
     levels = []
     for f in found:
@@ -267,12 +280,30 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         if bounds is not None:
             size, method, said = choose(lv.fit.size, bounds, geometry, line)
             why = f"{why}; {said}"
-        levels.append(CacheLevel(level=number, size=size, method=method, range=(int(lv.lo), int(lv.hi)),
+        if number is None:
+            why = (f"{why}; hwloc reports one cache more than the curve has rises, and the widest rise fits two "
+                   "page-set levels far better than one: this is the upper one, whose rise overlaps the level "
+                   "below it (no plateau between them, so no latency of its own)")
+        levels.append(CacheLevel(level=number or 0, size=size, method=method, range=(int(lv.lo), int(lv.hi)),
                                  ways=lv.fit.ways, divergence=lv.fit.divergence, policy=lv.fit.policy, why=why,
                                  onset=a, plateau=plateau, model_size=lv.fit.size,
                                  held=None if bounds is None else bounds.held,
                                  half_miss=None if bounds is None else bounds.half_miss))
-    return levels
+    return [replace(lv, level=i + 1) for i, lv in enumerate(levels)]
+
+
+def _split_entry(found: list, k: int, fitted: list) -> list:
+    """`found` with its k-th page-set entry made two (split_widest): the
+    lower keeps the entry's onset and plateau, without capacity bounds (the
+    plateau after it is not there); the upper (number None: numbered with
+    the rest) starts where the lower's range ends and has no plateau."""
+    positions = [i for i, f in enumerate(found) if isinstance(f, tuple)]
+    at = positions[k]
+    lower, number, onset, plateau, _ = found[at]
+    upper = fitted[k + 1]
+    # No sizes lie in [0, 0]: the upper level's latency is None, not a mixture's.
+    return found[:at] + [(lower, number, onset, plateau, None), (upper, None, int(upper.lo), (0, 0), None)] + \
+        found[at + 1:]
 
 
 def memory_plateau(sizes: npt.ArrayLike, cycles: npt.ArrayLike, refined: npt.ArrayLike | None = None,

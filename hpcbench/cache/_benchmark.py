@@ -183,7 +183,8 @@ class CacheBenchmark(Benchmark):
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
         levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
                                  refined=sweep.refined, placement=placement.kind, ways=hwloc_ways(hw),
-                                 best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"])
+                                 best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"],
+                                 expected=len(hw) or None)
         unstable = unstable_sizes(sweep.samples_cycles)
         compared, missing = measured_levels(sweep, levels, hw)
         # A pass a size did not have is NaN: each size's set is its measured timings.

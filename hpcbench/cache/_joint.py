@@ -101,6 +101,14 @@ def refit_jointly(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLev
                   policies: tuple, selection: str = "simplest",
                   iterations: int = JOINT_ITERATIONS, placements: tuple = ("random",),
                   ways: tuple = DEFAULT_WAYS) -> list[PageSetLevel]:
+    """The levels of joint_fit (its docstring)."""
+    return joint_fit(sizes, cycles, levels, page_size, policies, selection, iterations, placements, ways)[0]
+
+
+def joint_fit(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLevel], page_size: int,
+              policies: tuple, selection: str = "simplest",
+              iterations: int = JOINT_ITERATIONS, placements: tuple = ("random",),
+              ways: tuple = DEFAULT_WAYS) -> tuple[list[PageSetLevel], float]:
     """The page-set levels of one sweep (smallest first, each with an
     estimate from its own rise) fitted together, as the module says: for
     every assignment of the policies to the levels, the alternating fit
@@ -110,9 +118,11 @@ def refit_jointly(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLev
     at most a few page-set levels: a handful of fits), with RANDOM_PENALTY
     per random level; and each of `placements` for all the levels at once
     (the buffer's placement is one: where it is unknown, the curve tells
-    whether its pages were evenly coloured or scattered)."""
+    whether its pages were evenly coloured or scattered). Returns the
+    levels and the winner's score: its mean absolute residual (cycles),
+    times RANDOM_PENALTY per random level."""
     if not levels:
-        return levels
+        return levels, 0.0
     keep = sizes >= levels[0].lo
     s, y = sizes[keep], cycles[keep]
     best: tuple | None = None
@@ -129,4 +139,4 @@ def refit_jointly(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLev
         residual *= RANDOM_PENALTY ** assignment.count("random")
         if best is None or residual < best[1]:
             best = (fitted, residual)
-    return best[0] if best else levels
+    return best if best else (levels, float("inf"))

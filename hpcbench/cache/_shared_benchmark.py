@@ -67,7 +67,8 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
     hw = topology.data_caches_of(options["pu"])
     levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
                              refined=sweep.refined, placement=combined(sweep.placements).kind, ways=hwloc_ways(hw),
-                             best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"])
+                             best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"],
+                             expected=len(hw) or None)
     verdicts, _ = judge([lv.size for lv in levels], hw)
     kept = [(v.number, lv.size, lv.onset) for lv, v in zip(levels, verdicts)
             if v.status != "flagged" or v.hwloc_size is not None]

@@ -1,0 +1,75 @@
+"""One rise, two caches: where hwloc reports more cache levels than the
+curve has rises, the widest page-set rise is tried as two levels (pure
+NumPy, no hardware).
+
+Why a rise can hold two caches: with random pages and random replacement
+a level's rise runs from about half its size to several times it, so an L2
+of 3 MiB and an L3 of 12 MiB (Dunnington) rise as one from 1.5 MiB to about
+40 MiB. On a grid of 4 sizes per octave the gradient keeps a shallow valley
+between them and rise detection splits there; on the paper's grid (1 MiB
+steps from 2 MiB) it does not, and the page-set fit of the one rise gave
+one level of 10 MiB. Rise detection cannot tell, but the page-set model
+can: a single level cannot bend its curve twice. So, only where hwloc's
+count of caches says a level is missing, the widest rise is split at
+SPLIT_POINTS sizes spread over it, each split fitted jointly with the other
+levels (_joint.py), and the best split is kept when its whole model lies
+closer to the curve by SPLIT_GAIN and its two sizes are SPLIT_RATIO apart.
+Without hwloc's count nothing is split: two levels always fit a little
+better than one, and a gradual rise on a virtual machine is one cache.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._joint import PageSetLevel, joint_fit
+from ._probabilistic import estimate_size
+
+#: Split points tried, spread evenly in log size over the rise (its first
+#: and last octave excepted: each part needs a rise of its own).
+SPLIT_POINTS = 6
+#: A split is kept when its residual is at most this share of one level's.
+#: Dunnington's merged rise (simulated, the paper's grid): 0.26 cycles with
+#: the best split against 5.3 for one level; LRU machines whose rises were
+#: found apart are never tried.
+SPLIT_GAIN = 0.5
+#: ... and when its two sizes are at least this far apart.
+SPLIT_RATIO = 1.5
+#: A rise narrower than this (last size over first) is not tried.
+MIN_SPLIT_SPAN = 8.0
+
+
+def split_widest(sizes: np.ndarray, curve: np.ndarray, levels: list[PageSetLevel], score: float, page_size: int,
+                 policies: tuple, selection: str, placements: tuple, ways: tuple) -> tuple[int, list] | None:
+    """(k, levels): the page-set levels with level k split in two (k and
+    k + 1 in the result, fitted jointly with the others), or None where no
+    split explains the curve clearly better than `score` (the joint fit's
+    score of `levels`, _joint.joint_fit)."""
+    if not levels:
+        return None
+    k = max(range(len(levels)), key=lambda i: levels[i].hi / levels[i].lo)
+    wide = levels[k]
+    if wide.hi / wide.lo < MIN_SPLIT_SPAN:
+        return None
+    best: tuple | None = None
+    for mid in np.geomspace(wide.lo * 2.0, wide.hi / 2.0, SPLIT_POINTS):
+        parts = []
+        for lo, hi in ((wide.lo, mid), (mid, wide.hi)):
+            inside = (sizes >= lo) & (sizes <= hi)
+            if np.count_nonzero(inside) < 3:
+                break
+            start = estimate_size(sizes[inside], curve[inside], page_size=page_size, policies=(policies[0],),
+                                  selection=selection, ways=ways)
+            parts.append(PageSetLevel(fit=start, lo=float(lo), hi=float(hi)))
+        if len(parts) < 2:
+            continue
+        trial = levels[:k] + parts + levels[k + 1:]
+        fitted, trial_score = joint_fit(sizes, curve, trial, page_size, policies, selection, placements=placements,
+                                        ways=ways)
+        if best is None or trial_score < best[1]:
+            best = (fitted, trial_score)
+    if best is None:
+        return None
+    fitted, trial_score = best
+    if trial_score > SPLIT_GAIN * score or fitted[k + 1].fit.size < SPLIT_RATIO * fitted[k].fit.size:
+        return None
+    return k, fitted
