@@ -226,7 +226,6 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     for i, rise in enumerate(rises):
         number = i + 1
         plateau = _plateau(base_sizes, rises, i)
-        size, a, b = _edge(sizes, fit, base_sizes, rise, step_threshold)
         if number == 1 or placement == "contiguous":
             why = ("first level: indexed within a page, so every placement fills its sets evenly" if number == 1
                    else "contiguous placement: the sets fill evenly, so misses begin at the size")
@@ -236,6 +235,7 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
                                     plateau=plateau,
                                     range=(int(base_sizes[k]), int(base_sizes[min(k + 1, base_sizes.size - 1)]))))
             continue
+        _, a, _ = _edge(sizes, fit, base_sizes, rise, step_threshold)     # the onset: where the rise begins
         # The rise plus one plateau point on each side anchors the hit time
         # and the miss overhead of the miss-rate normalisation; a valley cut
         # is already the boundary with the neighbouring cache.

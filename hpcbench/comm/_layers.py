@@ -80,7 +80,7 @@ class Layer:
 def overhead_sizes(largest: int) -> np.ndarray:
     """The sizes the overheads are measured at, up to `largest` bytes: 0,
     every power of two and every 3 x 2^k between them, and `largest`. Dense
-    because a predictor reads them between the points (_profile.Overheads)
+    because a predictor reads them between the points (predict's OverheadTable)
     and MPI changes protocol (eager to rendezvous) between some of them."""
     grid = {0, int(largest)}
     k = 1

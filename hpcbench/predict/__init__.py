@@ -18,7 +18,7 @@ from ._placement import Placement, PlacementError
 from ._profile import MessageCosts, NetworkProfile, OverheadTable, ProfileError, Region
 from ._program import Program, ProgramError
 from ._replay import Deadlock, Replay, replay
-from ._simulate import Simulation, SimulationError, simulate
+from ._simulate import Simulation, SimulationError, message_timing, simulate
 from ._wavefront_program import wavefront_program
 from ._whatif import KEYS, WhatIf, WhatIfError, parse_what_if
 
@@ -26,6 +26,6 @@ __all__ = ["CLASSES", "ClassError", "DEFAULT_WORK", "Deadlock", "KEYS", "Machine
            "NetworkProfile", "OverheadTable", "ParameterError", "Placement", "PlacementError", "ProfileError",
            "Program", "ProgramError", "Region", "Replay", "STRATEGIES", "Simulation", "SimulationError",
            "WavefrontParams", "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate",
-           "class_of_layer", "measure_wg", "parse_grid", "parse_procs", "parse_what_if", "placement_from_mapping",
-           "replay", "run_wavefront", "serial_checksum", "simulate", "square_array", "wavefront", "wavefront_program",
-           "wg_samples"]
+           "class_of_layer", "measure_wg", "message_timing", "parse_grid", "parse_procs", "parse_what_if",
+           "placement_from_mapping", "replay", "run_wavefront", "serial_checksum", "simulate", "square_array",
+           "wavefront", "wavefront_program", "wg_samples"]

@@ -13,8 +13,8 @@ sends="blocking" replays WARPP's rendezvous instead (_replay.py).
 
 Where the profile splits a class into CPU overheads and wire time
 (_profile.py), an eager send holds its sender o_s, then the message holds
-the link of its pair of ranks (one direction) for x / B, one message after
-the other, and arrives `total - o_s - o_r` after it entered the link; the
+the link of its pair of ranks (one direction) for its wire time g (LogP's
+gap), one message after the other, and arrives `total - o_s - o_r` after it entered the link; the
 receiver is busy o_r. Without the split a message has no wire time and
 arrives when its send ends, as before. The blocking replay always prices
 messages as Hammond does (t_send, t_recv): a rendezvous has no overlap.
@@ -105,7 +105,7 @@ def message_timing(program: Program, profile: NetworkProfile, placement: Placeme
                    core_speed: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(duration, wire, flight) per event for the eager replay: duration as
     event_durations but with each class's overheads where the profile has
-    them; for sends, the seconds the message holds its link (x / B) and
+    them; for sends, the seconds the message holds its link (g) and
     the seconds from entering the link to arriving (total - o_s - o_r, at
     least the wire time); 0 elsewhere."""
     duration, comm, costs, is_send = _priced(program, profile, placement, core_speed, split=True)
