@@ -1,7 +1,7 @@
 """Figures for the cache benchmark (issue 12: numbers you can trust on real
 and virtual machines).
 
-    python benchmarks/bench_cache.py [--runs 5] [--json out.json]
+    python benchmarks/bench_cache.py [--runs 5] [--json out.json] [--keep DIR]
 
 Runs, `runs` times, the default sweep (`python -m hpcbench run cache`) and,
 right after it, two peers on the same PU at the sizes the sweep reported
@@ -13,8 +13,10 @@ each level at:
     Debian package likwid, installed if missing and possible.
 Latency is compared where both chases see the same machine: at each
 level's size (well inside its plateau), hpcbench's chase kernel
-(_core.chase_sweep, the sweep's kernel with the sweep's settings) and the
-peer run alternately three times each, and the medians are compared. (The
+(_core.chase_sweep, the sweep's kernel with the sweep's order, stride,
+window and pages, timed as the peer times itself: best of 21 timings of
+at least 2^18 loads) and the peer run alternately seven times each, and
+the figure is the median of the seven ratios. (The
 sweep's own plateau latency is printed beside it: on a cache shared with
 other tenants it moves between the sweep and the peer's run a minute
 later.)
@@ -67,7 +69,7 @@ def build_peer(folder: str) -> str:
 
 
 def run_sweep(folder: str, run: int) -> tuple:
-    out = os.path.join(folder, f"sweep{run}.json")
+    out = os.path.join(folder, f"sweep{run + 1}.json")
     t0 = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "hpcbench", "run", "cache", "-q", "-o", out],
                           capture_output=True, text=True)
@@ -101,18 +103,22 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--keep", metavar="DIR", help="keep each run's results file here (sweep1.json, ...), to "
+                                                  "analyse again")
     args = ap.parse_args()
     have_likwid = ensure_likwid()
     if not have_likwid:
         print("likwid-bench is missing (Debian package likwid): bandwidth ratios are skipped", file=sys.stderr)
     avx512 = hpcbench._core.load_supported(hpcbench._core.ISA_AVX512)
     runs = []
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         exe = build_peer(folder)
         for r in range(args.runs):
             # Each run's peers at that run's sizes, right after its sweep
             # (latency: kernel and peer in turn; bandwidth: likwid).
-            record, wall = run_sweep(folder, r)
+            record, wall = run_sweep(args.keep or folder, r)
             peer = measure_peers(exe, record, have_likwid, avx512)
             runs.append({"record": record, "wall": wall, "peer": peer})
             print_run(r, record, wall, peer)
@@ -123,16 +129,33 @@ def main() -> int:
     return 0
 
 
+#: Timings of the kernel per call and loads per timing: the peer's (best of
+#: 21 timings of at least 2^18 loads and 2 traversals), so that both sides
+#: are the same statistic. With the sweep's 5 timings of 2^16 loads, one
+#: disturbed spell could hold every timing of a call (seen once: 1.27 at all
+#: three levels while the sweep's own plateaus were 1.05 of the peer).
+KERNEL_SAMPLES = 21
+#: Kernel and peer take turns this many times at each size, and the figure
+#: is the median of the ratios of each turn's pair. The guest's core clock
+#: moves between about 2.45 and 3 GHz in spells of seconds (an L1 hit of 5
+#: cycles took 3.51 to 4.28 TSC ticks), which a median of three turns did
+#: not always outlast.
+ALTERNATIONS = 7
+KERNEL_MIN_ACCESSES = 1 << 18
+
+
 def kernel_latency(record, size: int) -> float:
-    """hpcbench's chase kernel at one size with the sweep's settings: TSC
-    ticks per access, the best of its samples."""
+    """hpcbench's chase kernel at one size with the sweep's order, stride,
+    window and pages, timed as the peer times itself: TSC ticks per access,
+    the best of KERNEL_SAMPLES timings."""
     p = record.parameters
     orders = {"random": hpcbench._core.ORDER_RANDOM, "windowed": hpcbench._core.ORDER_WINDOWED,
               "sequential": hpcbench._core.ORDER_SEQUENTIAL}
     with bound_to(p.pu):
         ticks, *_ = hpcbench._core.chase_sweep(size, [size], p.stride, order=orders[p.order], seed=len(str(size)),
-                                               window_bytes=p.window, min_accesses=p.min_accesses,
-                                               warmup=p.warmup_traversals, samples=max(p.samples, 5),
+                                               window_bytes=p.window,
+                                               min_accesses=max(KERNEL_MIN_ACCESSES, 2 * (size // p.stride)),
+                                               warmup=p.warmup_traversals, samples=KERNEL_SAMPLES,
                                                page_mode=page_mode(p.pages))
     return float(np.nanmin(ticks))
 
@@ -144,23 +167,24 @@ def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
     # The same visiting order as the sweep: windowed on a virtual machine,
     # where the guest's huge pages need not be huge to the TLB.
     window = record.parameters.window if record.parameters.order == "windowed" else None
-    # Peer and kernel in turn, three times each, at every size.
+    # Peer and kernel in turn, ALTERNATIONS times each, at every size.
     peer_runs: dict = {s: [] for s in sizes}
     kernel_runs: dict = {s: [] for s in sizes}
-    for _ in range(3):
+    for _ in range(ALTERNATIONS):
         for size, ticks in peer_latency(exe, record.parameters.pu, huge, sizes, window).items():
             peer_runs[size].append(ticks)
         for size in sizes:
             kernel_runs[size].append(kernel_latency(record, size))
     chase = {s: float(np.median(v)) for s, v in peer_runs.items()}
     kernel = {s: float(np.median(v)) for s, v in kernel_runs.items()}
+    ratio = {s: float(np.median(np.array(kernel_runs[s]) / np.array(peer_runs[s]))) for s in sizes}
     loads: dict = {}
     for lv in levels:
         if have_likwid and lv.bandwidth_size:
             loads[lv.bandwidth_size] = {"load_avx": likwid_load("load_avx", lv.bandwidth_size),
                                         "load_avx512": likwid_load("load_avx512", lv.bandwidth_size) if avx512
                                         else None}
-    return {"chase": chase, "kernel": kernel, "loads": loads}
+    return {"chase": chase, "kernel": kernel, "ratio": ratio, "loads": loads}
 
 
 def print_run(r: int, record, wall: float, peer: dict) -> None:
@@ -170,7 +194,7 @@ def print_run(r: int, record, wall: float, peer: dict) -> None:
         chase = peer["chase"].get(size)
         kernel = peer["kernel"].get(size)
         load = peer["loads"].get(lv.bandwidth_size, {})
-        lat = (f"latency {kernel:.2f} vs chase {chase:.2f} ({kernel / chase:.2f}; sweep's plateau "
+        lat = (f"latency {kernel:.2f} vs chase {chase:.2f} ({peer['ratio'][size]:.2f}; sweep's plateau "
                f"{lv.latency_cycles or float('nan'):.2f})" if chase and kernel else "latency -")
         bw = "-"
         if lv.bandwidth and load.get("load_avx"):
@@ -215,7 +239,7 @@ def summarise(runs: list) -> dict:
             chase = r["peer"]["chase"].get(latency_size(lv))
             kernel = r["peer"]["kernel"].get(latency_size(lv))
             if chase and kernel:
-                lat_ratios.setdefault(lv.level, []).append(kernel / chase)
+                lat_ratios.setdefault(lv.level, []).append(r["peer"]["ratio"][latency_size(lv)])
             load = r["peer"]["loads"].get(lv.bandwidth_size, {})
             if lv.bandwidth and load.get("load_avx"):
                 bw_ratios.setdefault(lv.level, []).append(lv.bandwidth / load["load_avx"])

@@ -10,6 +10,7 @@ import pytest
 
 from hpcbench.cache import _analysis as analysis
 from hpcbench.cache import estimate_levels, run_passes, sweep_sizes
+from hpcbench.cache._capacity import envelope
 from hpcbench.cache._passes import CHEAP_PASS_FACTOR, extension_limit, still_rising
 from hpcbench.cache._robust import per_size
 
@@ -19,10 +20,17 @@ MACHINES = {m.name: m for m in cs.PAPER_MACHINES + (ICE_LAKE_LIKE,)}
 
 
 def simulated_sweep(machine, placement, grid="fine", passes=5, seed=1, extend=True):
+    """(sizes, cycles, refined) of simulated_passes."""
+    swept = simulated_passes(machine, placement, grid, passes, seed, extend)
+    return swept.sizes, per_size(swept.ticks), swept.refined
+
+
+def simulated_passes(machine, placement, grid="fine", passes=5, seed=1, extend=True):
     """What hpcbench.cache.measure does, with the simulator as the chase:
     the base grid up to twice the largest cache, passes in a new order on a
     new buffer each, the extension while the curve still rises (to the
-    bound measure sets from the largest cache), refinement, per-size pooling."""
+    bound measure sets from the largest cache), refinement; every pass's
+    samples pooled per size (_passes.Passes)."""
     line = max(c.line for c in machine.caches)
     top = -(-2 * max(machine.sizes()) // (1 << 20)) * (1 << 20)
 
@@ -34,9 +42,8 @@ def simulated_sweep(machine, placement, grid="fine", passes=5, seed=1, extend=Tr
         return cycles[:, None], cycles[:, None] / 2.5, np.ones(todo.size), placement
 
     limit = extension_limit(max(machine.sizes()), 1 << 40) if extend else 0
-    swept = run_passes(run_pass, sweep_sizes(1024, top, line, grid), passes, 1, line, True, seed, extend_to=limit,
-                       cache_top=max(machine.sizes()))
-    return swept.sizes, per_size(swept.ticks), swept.refined
+    return run_passes(run_pass, sweep_sizes(1024, top, line, grid), passes, 1, line, True, seed, extend_to=limit,
+                      cache_top=max(machine.sizes()))
 
 
 def levels_of(machine, placement, grid="fine", seed=1, **kw):
@@ -123,10 +130,17 @@ def test_one_rise_holding_two_caches_is_split_where_hwloc_counts_one_more():
     analysis tries that rise as two levels (_split.py): the best split's
     model lies far closer to the curve (a residual about a twentieth of
     one level's), and gives 3 MiB and 12 MiB, both random replacement. The
-    upper level has no plateau of its own, so no latency."""
+    upper level has no plateau of its own, so no latency.
+
+    With the sweep's best placement (the envelope) the lower level also
+    gets capacity bounds, its misses' cost taken from the joint model in
+    place of the plateau after it (_split.lower_bounds): they are facts
+    of the measurement, so the true 3 MiB lies between them, and the
+    size stays within 10 %."""
     machine = MACHINES["Dunnington"].with_policy("random", otherwise="lru")
-    sizes, cycles, refined = simulated_sweep(machine, "random", "servet", seed=1)
-    common = dict(refined=refined, placement="random", page_size=machine.page_size,
+    swept = simulated_passes(machine, "random", "servet", seed=1)
+    sizes, cycles = swept.sizes, per_size(swept.ticks)
+    common = dict(refined=swept.refined, placement="random", page_size=machine.page_size,
                   ways=tuple(c.ways for c in machine.caches[1:]))
     assert len(estimate_levels(sizes, cycles, **common)) == 2
     levels = estimate_levels(sizes, cycles, expected=3, **common)
@@ -135,6 +149,14 @@ def test_one_rise_holding_two_caches_is_split_where_hwloc_counts_one_more():
         assert abs(lv.size - want) <= 0.10 * want, (lv, want)
     assert [lv.policy for lv in levels[1:]] == ["random", "random"]
     assert levels[2].plateau == (0, 0) and "no plateau between them" in levels[2].why
+    assert levels[1].held is None
+
+    bounded = estimate_levels(sizes, cycles, expected=3, best=envelope(swept.ticks), line=64, **common)
+    assert len(bounded) == 3
+    lower, want = bounded[1], machine.sizes()[1]
+    assert lower.held is not None and lower.held <= want, lower
+    assert lower.half_miss is None or want <= lower.half_miss * 1.05, lower
+    assert abs(lower.size - want) <= 0.10 * want, lower
 
 
 @pytest.mark.parametrize("name,policy,grid", [("Athlon 3200", "random", "fine")])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from hpcbench.cache import estimate_levels, run_passes, sweep_sizes
-from hpcbench.cache._capacity import CapacityBounds, capacity_bounds, choose, envelope, geometry_sizes
+from hpcbench.cache._capacity import CapacityBounds, bounds_below, capacity_bounds, choose, envelope, geometry_sizes
 from hpcbench.cache._robust import per_size
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -48,6 +48,23 @@ def test_a_policy_that_keeps_what_fits_holds_the_size_at_every_larger_size():
         b = capacity_bounds(sizes, best, (512 * KiB, 960 * KiB), (6 * MiB, 8 * MiB))
         assert b.held == capacity
         assert b.half_miss == pytest.approx(2 * capacity, rel=0.01)
+
+
+def test_a_level_without_a_plateau_after_it_takes_the_cost_of_its_misses_as_given():
+    """bounds_below, for the lower level of a split rise: the curve of the
+    policy that keeps what fits (1 MiB), with a deeper level's misses
+    adding time from 1.5 MiB on and no plateau at 24 ticks anywhere. Told
+    that misses cost 24 ticks, the capacity held is the size, and the extra
+    time can only lower it at larger sizes, never raise it."""
+    capacity, hit, miss = MiB, 8.0, 24.0
+    share = np.clip(1 - capacity / SIZES, 0, 1)
+    deeper = np.where(1536 * KiB < SIZES, 40.0 * (SIZES - 1536 * KiB) / MiB, 0.0)
+    best = hit + share * (miss - hit) + deeper
+    b = bounds_below(SIZES, best, (512 * KiB, 960 * KiB), miss, SIZES[-1])
+    assert (b.held, b.held_at) == (capacity, capacity)
+    assert b.half_miss < 2 * capacity and b.admits(capacity)
+    assert (b.hit, b.miss) == (hit, miss)
+    assert bounds_below(SIZES, best, (512 * KiB, 960 * KiB), hit, SIZES[-1]) is None
 
 
 def test_no_bounds_without_both_plateaus_or_a_slower_next_level():

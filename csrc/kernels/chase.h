@@ -32,10 +32,11 @@ struct hpcb_chase_params {
     uint64_t seed;            /* for the random orders; size i uses seed + i */
     size_t window_bytes;      /* ORDER_WINDOWED: a positive multiple of stride_bytes */
     size_t min_accesses;      /* a sample is whole traversals, at least this many loads (1..2^40) */
-    size_t warmup;            /* untimed traversals after the verifying one */
+    size_t warmup;            /* untimed traversals after the verifying one (none for a long size) */
     size_t samples;           /* timed samples per size (1..HPCB_MAX_SAMPLES / nsizes) */
-    size_t long_slots;        /* a size of at least this many slots is timed once (0: never): one
-                               * traversal lasts milliseconds, which no interrupt moves */
+    size_t long_slots;        /* a size of at least this many slots is timed once, warmed by the
+                               * verifying walk alone (0: never): one traversal lasts milliseconds,
+                               * which no interrupt moves */
     int page_mode;            /* enum hpcb_page_mode */
 };
 

@@ -144,7 +144,8 @@ static PyMethodDef cache_methods[] = {
      "-> (ticks, ns, accesses, frames, frames_known, huge_bytes)\n\n"
      "One buffer, touched in address order; for each size (in the order given) a pure pointer chase\n"
      "through the slots of the first `size` bytes. ticks, ns: (sizes, samples) per access (a size of\n"
-     "long_slots slots or more is timed once, its other samples NaN); accesses:\n"
+     "long_slots slots or more is timed once, warmed by the verifying walk alone, its other samples\n"
+     "NaN); accesses:\n"
      "loads per sample; frames: the physical frame of each base page of the buffer (-1 unknown);\n"
      "frames_known: how many are known; huge_bytes: bytes huge pages back (-1 unknown)."},
     {"chase_check", GLUE_KEYWORDS(chase_check),

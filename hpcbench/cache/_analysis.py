@@ -39,7 +39,7 @@ from ._capacity import capacity_bounds, choose
 from ._joint import PageSetLevel, joint_fit
 from ._probabilistic import DEFAULT_WAYS, POLICIES, estimate_size, significant_bits
 from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises, gradient, monotone_fit
-from ._split import split_widest
+from ._split import lower_bounds, split_widest
 
 PLACEMENTS = ("contiguous", "random", "unknown")
 __all__ = ["CacheLevel", "MemoryPlateau", "estimate_levels", "find_rises", "gradient", "memory_plateau",
@@ -259,8 +259,10 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         if expected is not None and geometry and len(found) < expected:
             split = split_widest(sizes, fit, page_set, score, page_size, policies, selection, placements, ways)
             if split is not None:
-                found = _split_entry(found, *split)
-                page_set = split[1]
+                k, page_set = split
+                lower = [f for f in found if isinstance(f, tuple)][k]
+                bounds = None if best is None else lower_bounds(sizes, best, page_set, k, lower[3], page_size)
+                found = _split_entry(found, k, page_set, bounds)
     joint = iter(page_set)
     levels = []
     for f in found:
@@ -292,17 +294,18 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     return [replace(lv, level=i + 1) for i, lv in enumerate(levels)]
 
 
-def _split_entry(found: list, k: int, fitted: list) -> list:
+def _split_entry(found: list, k: int, fitted: list, bounds) -> list:
     """`found` with its k-th page-set entry made two (split_widest): the
-    lower keeps the entry's onset and plateau, without capacity bounds (the
-    plateau after it is not there); the upper (number None: numbered with
-    the rest) starts where the lower's range ends and has no plateau."""
+    lower keeps the entry's onset and plateau and takes `bounds` (from
+    _split.lower_bounds: the plateau after it is not there); the upper
+    (number None: numbered with the rest) starts where the lower's range
+    ends and has no plateau."""
     positions = [i for i, f in enumerate(found) if isinstance(f, tuple)]
     at = positions[k]
-    lower, number, onset, plateau, _ = found[at]
-    upper = fitted[k + 1]
+    _, number, onset, plateau, _ = found[at]
+    lower, upper = fitted[k], fitted[k + 1]
     # No sizes lie in [0, 0]: the upper level's latency is None, not a mixture's.
-    return found[:at] + [(lower, number, onset, plateau, None), (upper, None, int(upper.lo), (0, 0), None)] + \
+    return found[:at] + [(lower, number, onset, plateau, bounds), (upper, None, int(upper.lo), (0, 0), None)] + \
         found[at + 1:]
 
 

@@ -77,20 +77,37 @@ def capacity_bounds(sizes: np.ndarray, best: np.ndarray, plateau: tuple, next_pl
     where either plateau has no finite sample or the next is not slower."""
     s = np.asarray(sizes, dtype=float)
     best = np.asarray(best, dtype=float)
+    on_next = np.isfinite(best) & (s >= next_plateau[0]) & (s <= next_plateau[1])
+    if not on_next.any():
+        return None
+    return bounds_below(sizes, best, plateau, float(np.median(best[on_next])), next_plateau[0])
+
+
+def bounds_below(sizes: np.ndarray, best: np.ndarray, plateau: tuple, miss: float,
+                 region_end: float) -> CapacityBounds | None:
+    """The bounds of the level whose plateau is `plateau` (first, last
+    bytes), whose misses cost `miss` ticks, from the envelope `best` at
+    the sizes up to `region_end` (bytes). capacity_bounds reads `miss` off
+    the next plateau; a level split from the rise above it (_split.py) has
+    none, and takes it from the joint model instead. Extra time from a
+    deeper level's misses can only lower the capacity held, so that bound
+    stays a lower bound. None where the plateau has no finite sample or
+    `miss` is not slower than it."""
+    s = np.asarray(sizes, dtype=float)
+    best = np.asarray(best, dtype=float)
     ok = np.isfinite(best)
     on_level = ok & (s >= plateau[0]) & (s <= plateau[1])
-    on_next = ok & (s >= next_plateau[0]) & (s <= next_plateau[1])
-    if not on_level.any() or not on_next.any():
+    if not on_level.any():
         return None
-    hit, miss = float(np.median(best[on_level])), float(np.median(best[on_next]))
+    hit = float(np.median(best[on_level]))
     if not miss > hit:
         return None
-    region = ok & (s >= plateau[0]) & (s <= next_plateau[0])
+    region = ok & (s >= plateau[0]) & (s <= region_end)
     rs, share = s[region], np.clip((best[region] - hit) / (miss - hit), 0.0, 1.0)
     held = rs * (1.0 - share)
     k = int(np.argmax(held))
     return CapacityBounds(held=int(held[k]), held_at=int(rs[k]), half_miss=_crossing(rs, share, HALF),
-                          hit=hit, miss=miss)
+                          hit=hit, miss=float(miss))
 
 
 def _crossing(sizes: np.ndarray, share: np.ndarray, level: float) -> int | None:

@@ -52,7 +52,7 @@ class CacheOptions:
     warmup: int = 1                 #: untimed traversals before the first sample (after the verifying one)
     seed: int = 12345
     window: int = DEFAULT_WINDOW    #: bytes shuffled together by the windowed order
-    long_slots: int = 1 << 17       #: a size of at least this many slots is timed once per pass
+    long_slots: int = 1 << 17       #: sizes of this many slots or more: timed once a pass, warmed by the verifying walk
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,17 @@ levels (_joint.py), and the best split is kept when its whole model lies
 closer to the curve by SPLIT_GAIN and its two sizes are SPLIT_RATIO apart.
 Without hwloc's count nothing is split: two levels always fit a little
 better than one, and a gradual rise on a virtual machine is one cache.
+
+The lower level of a split has its plateau but no plateau after it, which
+the capacity bounds (_capacity.py) read its misses' cost from: the joint
+model gives that cost instead (lower_bounds).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._joint import PageSetLevel, joint_fit
+from ._capacity import CapacityBounds, bounds_below
+from ._joint import PageSetLevel, joint_fit, miss_rate, plateaus
 from ._probabilistic import estimate_size
 
 #: Split points tried, spread evenly in log size over the rise (its first
@@ -73,3 +78,19 @@ def split_widest(sizes: np.ndarray, curve: np.ndarray, levels: list[PageSetLevel
     if trial_score > SPLIT_GAIN * score or fitted[k + 1].fit.size < SPLIT_RATIO * fitted[k].fit.size:
         return None
     return k, fitted
+
+
+def lower_bounds(sizes: np.ndarray, best: np.ndarray, levels: list[PageSetLevel], k: int, plateau: tuple,
+                 page_size: int) -> CapacityBounds | None:
+    """The capacity bounds of level k of a split (`levels` as split_widest
+    returned them), whose plateau is `plateau`: its misses cost H_{k+1}
+    of the joint model (_joint.py) fitted to the envelope `best` (ticks),
+    and the bounds read the envelope up to the size of the level above it,
+    past which that level's own misses take over the curve."""
+    s, y = np.asarray(sizes, dtype=float), np.asarray(best, dtype=float)
+    keep = np.isfinite(y) & (s >= levels[0].lo)
+    if np.count_nonzero(keep) < len(levels) + 1:
+        return None
+    rates = [miss_rate(s[keep], lv.fit, page_size) for lv in levels]
+    h = plateaus(s[keep], y[keep], rates)
+    return bounds_below(sizes, best, plateau, float(h[k + 1]), float(levels[k + 1].fit.size))
