@@ -183,6 +183,15 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     any pass at each size (ticks; NaN where none): it bounds the sizes the
     page-set model gives (_capacity.py), and a fit outside the bounds gives
     way to the geometry of `ways` ways and `line`-byte lines between them.
+    It also gives the levels found by their edge their edge: those are the
+    levels whose curve is the same in every pass (the first, indexed within
+    a page; any, under contiguous placement), so the passes differ only by
+    interference, which only adds time. Another tenant on the core's
+    sibling hardware thread shrinks the L1 a chase can use while it runs:
+    on a KVM guest of an Intel Xeon (48 KiB L1d) 12 of 20 passes rose
+    from 38 KiB, the other 8 stayed flat to 47 KiB; the pooled curve put
+    the edge at 39 KiB, the envelope at 48 KiB. Rises are still found on
+    the pooled curve, which a single lucky sample cannot move.
     expected, if given, is the number of cache levels hwloc reports: where
     the curve has fewer rises, the widest page-set rise is tried as two
     levels (_split.py), with hwloc's associativities (`ways`; without them
@@ -221,6 +230,8 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     if any(k < 1 for k in ways):
         raise ValueError(f"ways must be positive associativities, got {ways}")
     fit = monotone_fit(cycles)
+    # An edge is read off the envelope where there is one (see best above).
+    edge_fit = fit if best is None else monotone_fit(np.where(np.isfinite(best), best, cycles))
     rises = find_rises(cycles[base], step_threshold, min_rise, sizes=base_sizes)
     found: list = []              # per rise: a CacheLevel (edge) or a PageSetLevel to fit jointly
     for i, rise in enumerate(rises):
@@ -229,7 +240,7 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
         if number == 1 or placement == "contiguous":
             why = ("first level: indexed within a page, so every placement fills its sets evenly" if number == 1
                    else "contiguous placement: the sets fill evenly, so misses begin at the size")
-            size, a, b = _edge(sizes, fit, base_sizes, rise, step_threshold, steep=True)
+            size, a, b = _edge(sizes, edge_fit, base_sizes, rise, step_threshold, steep=True)
             k = int(np.searchsorted(base_sizes, a, side="right")) - 1     # the base step that holds the edge
             found.append(CacheLevel(level=number, size=size, method="edge", why=why, bracket=(a, b), onset=a,
                                     plateau=plateau,
