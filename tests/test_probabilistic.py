@@ -61,3 +61,22 @@ def test_rejects_bad_input():
         P.estimate_size([1024, 2048, 4096], [1, 2, 3], selection="nope")
     with pytest.raises(ValueError, match="0 < low <= high"):
         P.candidate_sizes(10, 1)
+
+
+def test_the_binomial_run_is_scipys_pmf_and_the_hand_computed_one():
+    """binomial_pmf_run (one log-gamma column, then the ratio) against
+    SciPy's binom.pmf over the counts a page-set fit uses (up to 200 000
+    pages, p up to 5 %), the edge cases p = 0, p = 1 and k past n, and
+    B(4, 1/2) by hand: 4/16, 6/16, 4/16, 1/16 for k = 1..4, 0 at k = 5."""
+    from scipy.stats import binom
+
+    from hpcbench.cache._probabilistic import binomial_pmf_run
+    rng = np.random.default_rng(1)
+    n = np.concatenate([rng.integers(0, 200_000, 200), [0, 1, 5, 20, 25]]).astype(float)
+    p = np.concatenate([rng.uniform(0, 0.05, 200), [0.0, 1.0, 0.3, 1.0, 0.999]])
+    for first in (1, 8, 20):
+        got = binomial_pmf_run(first, 3 * first, n, p)
+        want = binom.pmf(np.arange(first, 4 * first)[None, :], n[:, None], p[:, None])
+        assert np.max(np.abs(got - want)) < 1e-10
+    assert binomial_pmf_run(1, 5, np.array([4.0]), np.array([0.5]))[0] == pytest.approx([4 / 16, 6 / 16, 4 / 16,
+                                                                                        1 / 16, 0])

@@ -32,8 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import nnls
-from scipy.stats import f as f_distribution
 
 #: The thesis' growth of each kernel's time with the dimension (exponent of n).
 THESIS_EXPONENT = {"update_guard": 1, "shift_north": 2, "shift_east": 2, "transpose": 2, "row_broadcast": 1,
@@ -81,6 +79,7 @@ def _profile(x: np.ndarray, t: np.ndarray, after: np.ndarray | None) -> tuple:
     the non-negative coefficients (t0, c[, t0_after, c_after]) of the model
     (x scaled to at most 1, so that the columns are all of order 1; `after`
     marks the second regime's dimensions)."""
+    from scipy.optimize import nnls   # here, not at import: SciPy's optimize and stats cost every command 1.2 s
     rss, coefs = [], []
     ones = np.ones_like(x)
     for p in EXPONENTS:
@@ -95,6 +94,7 @@ def _profile(x: np.ndarray, t: np.ndarray, after: np.ndarray | None) -> tuple:
 def fit_growth(dims: npt.ArrayLike, times: npt.ArrayLike, expected: int) -> Growth:
     """The growth of `times` (seconds, e.g. medians) over `dims` (matrix
     dimensions), against the thesis' exponent `expected` (1 or 2)."""
+    from scipy.stats import f as f_distribution   # see _profile
     n = np.asarray(dims, dtype=float)
     t = np.asarray(times, dtype=float)
     keep = np.isfinite(t) & (t > 0) & np.isfinite(n) & (n > 0)
