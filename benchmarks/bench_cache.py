@@ -161,7 +161,8 @@ def kernel_latency(record, size: int) -> float:
 
 
 def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
-    levels = [lv for lv in record.derived.levels if lv.plateau]
+    # The upper level of a split rise has no plateau ((0, 0)): no latency to compare.
+    levels = [lv for lv in record.derived.levels if lv.plateau and lv.plateau[1] > 0]
     huge = (record.derived.placement.huge_share or 0.0) >= 0.9 if record.derived.placement else False
     sizes = sorted({latency_size(lv) for lv in levels})
     # The same visiting order as the sweep: windowed on a virtual machine,

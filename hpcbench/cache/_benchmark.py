@@ -10,9 +10,9 @@ from .._format import format_size
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
-from ._analysis import CacheLevel, estimate_levels, gradient, memory_plateau, plateau_value
-from ._capacity import envelope
-from ._compare import AGREEMENT, hwloc_ways, judge
+from ._analysis import CacheLevel, gradient, memory_plateau, plateau_value
+from ._compare import AGREEMENT, judge
+from ._levels import sweep_levels
 from ._measure import CacheSweep, check_parameters, check_pu, default_max_size, default_stride, measure
 from ._options import CacheOptions
 from ._placement import Placement, combined
@@ -181,10 +181,7 @@ class CacheBenchmark(Benchmark):
         sweep = measure(**dataclasses.asdict(ctx.options), topology=ctx.topology, progress=ctx.progress)
         placement = combined(sweep.placements)
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
-        levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                                 refined=sweep.refined, placement=placement.kind, ways=hwloc_ways(hw),
-                                 best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"],
-                                 expected=len(hw) or None)
+        levels = sweep_levels(sweep, hw)
         unstable = unstable_sizes(sweep.samples_cycles)
         compared, missing = measured_levels(sweep, levels, hw)
         # A pass a size did not have is NaN: each size's set is its measured timings.

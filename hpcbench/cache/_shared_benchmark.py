@@ -15,10 +15,8 @@ from .. import _validate
 from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, plan_pairs, require_two_pus
-from ._analysis import estimate_levels
-from ._capacity import envelope
-from ._compare import hwloc_ways, judge
-from ._placement import combined
+from ._compare import judge
+from ._levels import sweep_levels
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
@@ -65,10 +63,7 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
         options["pu"] = pu
     sweep = measure(**options, topology=topology, progress=progress)
     hw = topology.data_caches_of(options["pu"])
-    levels = estimate_levels(sweep.sizes, sweep.cycles, page_size=sweep.parameters["page_size"],
-                             refined=sweep.refined, placement=combined(sweep.placements).kind, ways=hwloc_ways(hw),
-                             best=envelope(sweep.samples_cycles), line=sweep.parameters["stride"],
-                             expected=len(hw) or None)
+    levels = sweep_levels(sweep, hw)
     verdicts, _ = judge([lv.size for lv in levels], hw)
     kept = [(v.number, lv.size, lv.onset) for lv, v in zip(levels, verdicts)
             if v.status != "flagged" or v.hwloc_size is not None]
