@@ -190,7 +190,7 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     sibling hardware thread shrinks the L1 a chase can use while it runs:
     on a KVM guest of an Intel Xeon (48 KiB L1d) 12 of 20 passes rose
     from 38 KiB, the other 8 stayed flat to 47 KiB; the pooled curve put
-    the edge at 39 KiB, the envelope at 48 KiB. Rises are still found on
+    the edge at 39 KiB, the envelope at 46 KiB. Rises are still found on
     the pooled curve, which a single lucky sample cannot move.
     expected, if given, is the number of cache levels hwloc reports: where
     the curve has fewer rises, the widest page-set rise is tried as two
@@ -271,8 +271,8 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
             split = split_widest(sizes, fit, page_set, score, page_size, policies, selection, placements, ways)
             if split is not None:
                 k, page_set = split
-                lower = [f for f in found if isinstance(f, tuple)][k]
-                bounds = None if best is None else lower_bounds(sizes, best, page_set, k, lower[3], page_size)
+                _, _, _, lower_plateau, _ = [f for f in found if isinstance(f, tuple)][k]
+                bounds = None if best is None else lower_bounds(sizes, best, page_set, k, lower_plateau, page_size)
                 found = _split_entry(found, k, page_set, bounds)
     joint = iter(page_set)
     levels = []

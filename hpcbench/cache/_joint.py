@@ -97,14 +97,6 @@ def _alternate(s: np.ndarray, y: np.ndarray, levels: list[PageSetLevel], page_si
     return levels, float(np.mean(np.abs(y - model)))
 
 
-def refit_jointly(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLevel], page_size: int,
-                  policies: tuple, selection: str = "simplest",
-                  iterations: int = JOINT_ITERATIONS, placements: tuple = ("random",),
-                  ways: tuple = DEFAULT_WAYS) -> list[PageSetLevel]:
-    """The levels of joint_fit (its docstring)."""
-    return joint_fit(sizes, cycles, levels, page_size, policies, selection, iterations, placements, ways)[0]
-
-
 def joint_fit(sizes: np.ndarray, cycles: np.ndarray, levels: list[PageSetLevel], page_size: int,
               policies: tuple, selection: str = "simplest",
               iterations: int = JOINT_ITERATIONS, placements: tuple = ("random",),
