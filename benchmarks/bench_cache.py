@@ -135,13 +135,13 @@ def main() -> int:
 #: disturbed spell could hold every timing of a call (seen once: 1.27 at all
 #: three levels while the sweep's own plateaus were 1.05 of the peer).
 KERNEL_SAMPLES = 21
+KERNEL_MIN_ACCESSES = 1 << 18
 #: Kernel and peer take turns this many times at each size, and the figure
 #: is the median of the ratios of each turn's pair. The guest's core clock
 #: moves between about 2.45 and 3 GHz in spells of seconds (an L1 hit of 5
 #: cycles took 3.51 to 4.28 TSC ticks), which a median of three turns did
 #: not always outlast.
 ALTERNATIONS = 7
-KERNEL_MIN_ACCESSES = 1 << 18
 
 
 def kernel_latency(record, size: int) -> float:
