@@ -2,7 +2,7 @@
 
     python benchmarks/bench_mapping.py --speed-only
     sudo python benchmarks/bench_mapping.py [--runs 5] [--rate 400] [--fast-rate 20000] [--json out.json]
-                                            [--examples docs/examples]
+                                            [--examples hpcbench/examples]
 
 Prints, measured in this run (nothing is asserted):
   * speed: map_processes choosing 10,000 cores of 125 nodes x 80 PUs (every

@@ -27,7 +27,7 @@ from hpcbench.predict import NetworkProfile, WavefrontParams  # noqa: E402
 from hpcbench.predict._model import wavefront  # noqa: E402
 from hpcbench.predict._paper import calibrate_wg, format_table, node_fill, table4  # noqa: E402
 
-PROFILE = os.path.join(ROOT, "docs", "examples", "francesca-profile.json")
+PROFILE = os.path.join(ROOT, "hpcbench", "examples", "francesca-profile.json")
 TARGET = 0.15
 
 

@@ -3,7 +3,7 @@ example in under 5 s and under 5 MB, and SVG against PNG for the figures.
 
     python benchmarks/bench_report.py [--runs 5]
 
-Prints, for the largest docs/examples/*-example.json (by bytes):
+Prints, for the largest hpcbench/examples/*-example.json (by bytes):
   * the wall time of `python -m hpcbench report FILE` (a fresh interpreter,
     imports included), median and worst of `runs`, beside its peer in the
     same run, `python -m hpcbench show FILE` (the text summary of the same
@@ -26,7 +26,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "docs", "examples", "*-example.json")))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "hpcbench", "examples", "*-example.json")))
 
 
 def wall(args: list, env: dict) -> tuple:

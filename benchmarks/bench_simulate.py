@@ -22,7 +22,7 @@ Prints, measured in this run (nothing is asserted):
 
 64 does not divide 240: the cells of a rank are Nx/n = Ny/m = 3.75, as
 Table 2 takes them (mean work and message sizes per rank). The profile is
-docs/examples/francesca-profile.json when present, else Table 3 written
+hpcbench/examples/francesca-profile.json when present, else Table 3 written
 out here. W_g defaults to WG_DEFAULT, an assumption (the paper does not
 print its measured W_g), chosen so that one iteration's simulated time at
 4096 cores is Table 5's dual-core 37.29 s / 729.97 s of its time at 32
@@ -50,7 +50,7 @@ from hpcbench.predict._whatif import parse_what_if  # noqa: E402
 GRID = 240
 ANGLES = 6
 WG_DEFAULT = 9.4e-8          # seconds per cell (all angles): see the module docstring (--calibrate)
-PROFILE_PATH = os.path.join(ROOT, "docs", "examples", "francesca-profile.json")
+PROFILE_PATH = os.path.join(ROOT, "hpcbench", "examples", "francesca-profile.json")
 
 
 def table3() -> NetworkProfile:

@@ -15,7 +15,7 @@ from hpcbench import Results
 from hpcbench._results import record_from_dict
 from hpcbench.topology import Topology
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "examples")
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hpcbench", "examples")
 
 
 def _template(example: str, name: str) -> dict:

@@ -17,8 +17,8 @@ from hpcbench._argtypes import size_arg
 from hpcbench.cli import main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NETWORK = os.path.join(HERE, "..", "docs", "examples", "network-example.json")
-CACHE = os.path.join(HERE, "..", "docs", "examples", "cache-example.json")
+NETWORK = os.path.join(HERE, "..", "hpcbench", "examples", "network-example.json")
+CACHE = os.path.join(HERE, "..", "hpcbench", "examples", "cache-example.json")
 
 
 def range_cases():

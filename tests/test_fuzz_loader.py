@@ -30,9 +30,9 @@ def slim(node):
     return node
 
 
-# Results files only: docs/examples also holds inputs such as francesca-profile.json.
+# Results files only: hpcbench/examples also holds inputs such as francesca-profile.json.
 EXAMPLES = {os.path.basename(p): json.load(open(p))
-            for p in sorted(glob.glob(os.path.join(HERE, "..", "docs", "examples", "*-example.json")))}
+            for p in sorted(glob.glob(os.path.join(HERE, "..", "hpcbench", "examples", "*-example.json")))}
 SLIM = {name: slim(data) if name == "comm-example.json" else data for name, data in EXAMPLES.items()}
 MUTANTS = int(os.environ.get("HPCBENCH_FUZZ_MUTANTS", "500"))   # more for a long hunt
 SEED = int(os.environ.get("HPCBENCH_FUZZ_SEED", "20261123"))
@@ -191,7 +191,7 @@ def test_the_loader_refuses_what_is_not_a_regular_file(tmp_path, special, monkey
     else:
         from hpcbench import _results
         monkeypatch.setattr(_results, "MAX_FILE_BYTES", 1000)
-        path = os.path.join(HERE, "..", "docs", "examples", "network-example.json")
+        path = os.path.join(HERE, "..", "hpcbench", "examples", "network-example.json")
     with pytest.raises(hpcbench.ResultsError) as err:
         hpcbench.load(path)
     assert "\n" not in str(err.value)

@@ -1,4 +1,4 @@
-"""Golden tests on the shipped examples (docs/examples/*.json): each loads into
+"""Golden tests on the shipped examples (hpcbench/examples/*.json): each loads into
 typed records, round-trips through from_dict/to_dict unchanged, and `show`
 prints exactly the checked-in text (tests/golden/NAME.show.txt). A change to a
 record type or a summary that alters what users read shows up here.
@@ -19,8 +19,8 @@ from hpcbench._results import record_from_dict
 from hpcbench._show import summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Results files only: docs/examples also holds inputs such as francesca-profile.json.
-EXAMPLES = sorted(glob.glob(os.path.join(HERE, "..", "docs", "examples", "*-example.json")))
+# Results files only: hpcbench/examples also holds inputs such as francesca-profile.json.
+EXAMPLES = sorted(glob.glob(os.path.join(HERE, "..", "hpcbench", "examples", "*-example.json")))
 
 
 def golden_path(example: str) -> str:

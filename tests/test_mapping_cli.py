@@ -10,7 +10,7 @@ import pytest
 from hpcbench.cli import main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLES = os.path.join(HERE, "..", "docs", "examples")
+EXAMPLES = os.path.join(HERE, "..", "hpcbench", "examples")
 NETWORK = os.path.join(EXAMPLES, "network-example.json")
 NODE = os.path.join(EXAMPLES, "node-example.json")
 CACHE = os.path.join(EXAMPLES, "cache-example.json")

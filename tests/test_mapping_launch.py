@@ -18,8 +18,8 @@ from hpcbench.topology import Topology
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK = os.path.join(ROOT, "tests", "mapping_binding_check.py")
-NODE_EXAMPLE = os.path.join(ROOT, "docs", "examples", "node-example.json")
-NETWORK_EXAMPLE = os.path.join(ROOT, "docs", "examples", "network-example.json")
+NODE_EXAMPLE = os.path.join(ROOT, "hpcbench", "examples", "node-example.json")
+NETWORK_EXAMPLE = os.path.join(ROOT, "hpcbench", "examples", "network-example.json")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import netcluster  # noqa: E402
 

@@ -161,7 +161,7 @@ def test_shipped_example_prediction_is_bounded():
     import hpcbench
     from hpcbench.multibsp import BENCHMARK, BOUND_FROM, PREDICTION_BOUND, prediction_error
 
-    example = os.path.join(os.path.dirname(DATA), "..", "docs", "examples", "multibsp-example.json")
+    example = os.path.join(os.path.dirname(DATA), "..", "hpcbench", "examples", "multibsp-example.json")
     record = hpcbench.load(example).benchmarks[0]
     d = record.derived
     (level,) = d.levels

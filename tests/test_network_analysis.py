@@ -93,7 +93,7 @@ def test_degradation_file_round_trip_and_damage(tmp_path):
 
 def network_results():
     """The shipped emulated-cluster example with known ratios."""
-    res = hpcbench.load(os.path.join(os.path.dirname(__file__), "..", "docs", "examples", "network-example.json"))
+    res = hpcbench.load(os.path.join(os.path.dirname(__file__), "..", "hpcbench", "examples", "network-example.json"))
     res.get("distance").derived.rat_dist = {"1": 1.0, "2": 1.8}
     res.get("network-access").derived.rat_nc = {"1": 1.0, "2": 2.1}
     return res

@@ -1,5 +1,5 @@
 """Every notebook runs, cell by cell, against the example results shipped in
-docs/examples/ (no Jupyter kernel needed: the cells run in one namespace)."""
+hpcbench/examples/ (no Jupyter kernel needed: the cells run in one namespace)."""
 import json
 import os
 

@@ -20,7 +20,7 @@ from hpcbench import _atomic, _output
 from hpcbench._output import OutputError, OutputFile, check_output_path, is_results_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLE = os.path.join(ROOT, "docs", "examples", "node-example.json")
+EXAMPLE = os.path.join(ROOT, "hpcbench", "examples", "node-example.json")
 FAST = ["--cache-max", "2MiB", "--cache-passes", "1", "--cache-samples", "1", "--no-cache-refine",
         "--mbsp-hmax", "8", "--mbsp-niters", "10", "--mbsp-max-vector", "12", "--memory-size", "8MiB",
         "--memory-reps", "2", "--memory-rounds", "1", "--shared-rounds", "1"]

@@ -74,7 +74,7 @@ def test_machines_parse_and_from_results():
     assert Machine.parse("240x2x2") == Machine(240, 2, 2) and Machine.parse("240x2x2").cores == 960
     assert Machine.parse("4x8") == Machine(4, 1, 8)
     # The shipped example ran on 4 hosts of one package of 2 cores.
-    assert Machine.from_results("docs/examples/mapping-example.json") == Machine(4, 1, 2)
+    assert Machine.from_results("hpcbench/examples/mapping-example.json") == Machine(4, 1, 2)
     for bad in ("240x2x0", "many", "1x2x3x4"):
         with pytest.raises(MachineError, match="NODESxPACKAGESxCORES"):
             Machine.parse(bad)
@@ -109,7 +109,7 @@ def test_a_mapping_with_and_without_levels():
 
 def test_a_real_mapping_of_the_shipped_example():
     from hpcbench.mapping import map_processes
-    mapping = map_processes("docs/examples/mapping-example.json", 8, "memory")
+    mapping = map_processes("hpcbench/examples/mapping-example.json", 8, "memory")
     p = placement_from_mapping(mapping)
     hosts = {c.rank: c.host for c in mapping.choices}
     for a in range(8):

@@ -16,7 +16,7 @@ from hpcbench.predict import NetworkProfile, WavefrontParams, allocate, Machine,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-EXAMPLES = os.path.join(ROOT, "docs", "examples")
+EXAMPLES = os.path.join(ROOT, "hpcbench", "examples")
 TABLE3 = os.path.join(EXAMPLES, "francesca-profile.json")
 COMM = os.path.join(EXAMPLES, "comm-example.json")
 CACHE = os.path.join(EXAMPLES, "cache-example.json")

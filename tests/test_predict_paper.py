@@ -1,5 +1,5 @@
 """Table 4 of Hammond et al. (2009) from its Table 3: the shipped profile
-(docs/examples/francesca-profile.json), the node-fill placement of
+(hpcbench/examples/francesca-profile.json), the node-fill placement of
 Francesca, and the plug-and-play model's ratios between rows against the
 paper's analytical column (assumptions in hpcbench/predict/_paper.py).
 Run with -s to see the table."""
@@ -12,7 +12,7 @@ from hpcbench.predict import NetworkProfile
 from hpcbench.predict._classes import OTHER_NODE, OTHER_PACKAGE, SAME_CACHE
 from hpcbench.predict._paper import TABLE4, calibrate_wg, efficiency, format_table, node_fill, square_array, table4
 
-PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "examples",
+PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hpcbench", "examples",
                        "francesca-profile.json")
 
 

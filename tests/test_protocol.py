@@ -18,8 +18,8 @@ from hpcbench.topology import Topology
 
 PREFIXES = {"cache": "--cache-", "shared-caches": "--shared-", "memory": "--memory-", "multibsp": "--mbsp-",
             "comm": "--comm-", "matrix": "--matrix-", "distance": "--net-", "network-access": "--net-"}
-# Results files only: docs/examples also holds inputs such as francesca-profile.json.
-EXAMPLES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "docs", "examples", "*-example.json")))
+# Results files only: hpcbench/examples also holds inputs such as francesca-profile.json.
+EXAMPLES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "hpcbench", "examples", "*-example.json")))
 BENCHMARKS = [pytest.param(b, id=b.name) for b in _registry.BENCHMARKS]
 
 

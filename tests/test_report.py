@@ -39,8 +39,8 @@ from htmlcheck import html_errors
 matplotlib = pytest.importorskip("matplotlib")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Results files only: docs/examples also holds inputs such as francesca-profile.json.
-EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "docs", "examples", "*-example.json")))
+# Results files only: hpcbench/examples also holds inputs such as francesca-profile.json.
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "hpcbench", "examples", "*-example.json")))
 SCREENSHOTS = os.path.join(ROOT, "build", "report-screenshots")
 #: Benchmarks whose records this branch taught the report to explain.
 EXPLAINED = {"cache", "shared-caches", "memory", "multibsp", "comm", "distance", "network-access", "matrix"}
@@ -54,7 +54,7 @@ def cli(*args):
 
 
 def example(name):
-    return os.path.join(ROOT, "docs", "examples", name)
+    return os.path.join(ROOT, "hpcbench", "examples", name)
 
 
 @pytest.fixture(scope="module")

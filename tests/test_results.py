@@ -10,7 +10,7 @@ from hpcbench._record import Record
 from hpcbench._results import FORMAT_VERSION, Results, ResultsError
 from hpcbench.cache import CacheRecord
 
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "docs", "examples")
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "hpcbench", "examples")
 
 
 def sample():

@@ -34,7 +34,7 @@ def add_predict_parser(sub) -> None:
     source.add_argument("--results", metavar="RESULTS.json",
                         help="a results file with comm records: the network profile (and the machine, for --alloc)")
     source.add_argument("--profile", metavar="TABLE.json",
-                        help="a network profile table instead (docs/examples/francesca-profile.json is Table 3)")
+                        help="a network profile table instead (hpcbench/examples/francesca-profile.json is Table 3)")
     source.add_argument("--machine", metavar="NODESxPACKAGESxCORES",
                         help="the machine ranks are allocated on (default: the results file's hosts and topology)")
     source.add_argument("--alloc", default=None, metavar="STRATEGY",

@@ -1,5 +1,5 @@
 """Table 4 of Hammond et al. (2009) from Table 3: the plug-and-play model
-(_model.py) on CSC-Francesca's network profile (docs/examples/
+(_model.py) on CSC-Francesca's network profile (hpcbench/examples/
 francesca-profile.json, read by the caller) and node-fill placement, against the paper's
 analytical predictions.
 

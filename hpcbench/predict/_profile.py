@@ -30,7 +30,7 @@ model Table 2 exactly.
 Built from a comm results file (every comm layer's regional fit, each
 layer's name folded into its class by _classes.class_of_layer; where
 several layers fold into one class the layer of most pairs speaks for it),
-from a user's table (JSON, the shape of docs/examples/francesca-profile.json,
+from a user's table (JSON, the shape of hpcbench/examples/francesca-profile.json,
 Table 3 of the paper), or edited from another (`scaled`: latency x1.25,
 bandwidth x0.9, as the what-if projections do).
 """
