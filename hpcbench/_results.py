@@ -107,7 +107,9 @@ def load(path: str) -> Results:
     line (naming the path inside the file where a value is wrong) if it is
     missing, not a regular file, too large, damaged, truncated, of another
     format version, or holds a value its record type does not allow. What
-    `load` accepts, `show`, `degr`, `advise` and the accessors handle."""
+    `load` accepts, `show`, `degr`, `advise` and the accessors handle.
+    `example:NAME` names a shipped example (hpcbench.examples)."""
+    path = _resolve_example(path)
     data = _parse(_read(path), path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsError(f"{path} is not an hpcbench results file")
@@ -130,6 +132,14 @@ def load(path: str) -> Results:
         except SchemaError as e:
             raise ResultsError(f"results file {path} is damaged: {_short_name(item['name'])} record: {e}") from None
     return Results(context, records, path=path)
+
+
+def _resolve_example(path: str) -> str:
+    from . import examples
+    try:
+        return examples.resolve(path)
+    except FileNotFoundError as e:
+        raise ResultsError(str(e)) from None
 
 
 def _short_name(name: str) -> str:
