@@ -11,15 +11,50 @@ hpcbench.cache (levels and sizes; shared caches), hpcbench.memory (overhead
 and scalability), hpcbench.comm (CoMet kernels, Servet layers, models),
 hpcbench.network (ratDist, ratNC, grid advice), hpcbench.multibsp (tree,
 g and L, inner-product prediction). hpcbench.BENCHMARKS lists the suite.
+
+The names below are imported on first use (PEP 562): `python -m hpcbench
+--help` imports this package first and must not pay for NumPy, the C core or
+every benchmark before it prints a line.
 """
-from ._errors import OptionError, Skipped
-from ._protocol import Benchmark, Context, Job
-from ._record import Record, SchemaError
-from ._registry import BENCHMARKS, default_suite
-from ._results import Results, ResultsError, load
-from ._runner import run_suite
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .topology import Topology
+
+# public name -> the module that defines it
+_LAZY = {
+    "OptionError": "._errors", "Skipped": "._errors",
+    "Benchmark": "._protocol", "Context": "._protocol", "Job": "._protocol",
+    "Record": "._record", "SchemaError": "._record",
+    "BENCHMARKS": "._registry", "default_suite": "._registry",
+    "Results": "._results", "ResultsError": "._results", "load": "._results",
+    "run_suite": "._runner",
+    "Topology": ".topology",
+}
 
 __all__ = ["BENCHMARKS", "Benchmark", "Context", "Job", "OptionError", "Record", "Results", "ResultsError",
            "SchemaError", "Skipped", "Topology", "__version__", "default_suite", "load", "run_suite"]
+
+if TYPE_CHECKING:   # what type checkers and IDEs see: the eager imports
+    from ._errors import OptionError, Skipped
+    from ._protocol import Benchmark, Context, Job
+    from ._record import Record, SchemaError
+    from ._registry import BENCHMARKS, default_suite
+    from ._results import Results, ResultsError, load
+    from ._runner import run_suite
+    from .topology import Topology
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hpcbench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value     # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -20,12 +20,30 @@ static PyObject *comm_samples(PyObject *self, struct glue_call *c, int check_sta
     return glue_run(self, c, check_status, samples, 1, "");
 }
 
+/* mpi4py's C API, imported on first use: importing mpi4py.MPI initialises
+ * MPI (0.4 s with Open MPI), which `import hpcbench._core` alone, as the CLI's
+ * list/show/--help do, must not pay. Its function table is per translation
+ * unit; the GIL serialises the first call. */
+static int need_mpi4py(void)
+{
+    static int ready = 0;
+    if (!ready) {
+        if (import_mpi4py() < 0)
+            return -1;
+        ready = 1;
+    }
+    return 0;
+}
+
 /* "O&" converter: the MPI_Comm inside a mpi4py communicator (mpi4py raises
  * TypeError for anything else). COMM_NULL passes: the kernels' checks
  * refuse it, naming "comm". */
 static int comm_converter(PyObject *obj, void *out)
 {
-    MPI_Comm *comm = PyMPIComm_Get(obj);
+    MPI_Comm *comm;
+    if (need_mpi4py() < 0)
+        return 0;
+    comm = PyMPIComm_Get(obj);
     if (comm == NULL)
         return 0;
     *(MPI_Comm *)out = *comm;
@@ -206,8 +224,5 @@ static PyMethodDef comm_methods[] = {
 
 int glue_comm_exec(PyObject *module)
 {
-    /* import_mpi4py fills this file's own table of mpi4py C functions. */
-    if (import_mpi4py() < 0)
-        return -1;
     return PyModule_AddFunctions(module, comm_methods);
 }

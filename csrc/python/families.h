@@ -1,7 +1,7 @@
 /* families.h - what module.c calls in each family glue file: one exec
  * function apiece, which adds the family's functions to the module. (The
- * comm family's also imports mpi4py's C API, whose tables are per
- * translation unit.) */
+ * families that take a communicator import mpi4py's C API, whose tables are
+ * per translation unit, on their first call.) */
 #ifndef HPCB_FAMILIES_H
 #define HPCB_FAMILIES_H
 

@@ -1,42 +1,71 @@
-"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map,predict}.
+"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map,predict,doctor}.
 
 A thin layer over the API. Usage errors print one line and exit 2, on one
 rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
 _run.py runs benchmarks (its flags come from the registry, _options.py);
 _tools.py reads results and gives advice; _report.py writes the HTML report;
 _map.py maps processes onto cores; _predict.py predicts run times (Hammond et al.);
+_doctor.py checks what this machine and launch give a run;
 _common.py holds what they share.
+
+Start-up is part of the interface: people call `hpcbench show` from scripts
+and loops. So a command's module is imported only when that command runs,
+and the parser of a single command line holds that command's whole parser and
+one-line stubs of the others (enough for `hpcbench --help`); `run`'s flags,
+made from every benchmark's options, are built only for `run`.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 from .._version import __version__
-from ._common import Parser, UsageError
-from ._map import add_map_parser, cmd_map
-from ._options import add_run_parser
-from ._predict import add_predict_parser, cmd_predict
-from ._report import add_report_parser, cmd_report
-from ._run import cmd_run, parse_run
-from ._tools import add_tool_parsers, cmd_advise, cmd_config, cmd_degr, cmd_list, cmd_show
+from ._common import SUMMARIES, Parser, UsageError
 
 __all__ = ["UsageError", "build_parser", "main"]
-COMMANDS = {"run": cmd_run, "list": cmd_list, "show": cmd_show, "degr": cmd_degr, "config": cmd_config,
-            "advise": cmd_advise, "report": cmd_report, "map": cmd_map, "predict": cmd_predict}
+
+# The module of each group of commands: the function that adds the group's
+# parsers and, per command, the function that runs it.
+_GROUPS = {
+    "._options": ("add_run_parser", {"run": "._run:cmd_run"}),
+    "._tools": ("add_tool_parsers", {"list": "cmd_list", "show": "cmd_show", "degr": "cmd_degr",
+                                     "config": "cmd_config", "advise": "cmd_advise"}),
+    "._report": ("add_report_parser", {"report": "cmd_report"}),
+    "._map": ("add_map_parser", {"map": "cmd_map"}),
+    "._predict": ("add_predict_parser", {"predict": "cmd_predict"}),
+    "._doctor": ("add_doctor_parser", {"doctor": "cmd_doctor"}),
+}
+SUMMARIES.setdefault("doctor", "check this machine and launch: MPI, binding, hwloc, timer, pages, frequency")
+COMMANDS = tuple(name for _, (_, runners) in _GROUPS.items() for name in runners)
 
 
-def build_parser() -> Parser:
-    """The parser of every command; `run`'s flags come from the registry."""
+def _module(name: str):
+    return importlib.import_module(name, __name__)
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser of every command (default), or, given `command`, that
+    command's whole parser with one-line stubs of the others; `command=""`
+    gives the stubs alone (`hpcbench --help`)."""
     parser = Parser(prog="hpcbench", description="Characterise HPC nodes and clusters by benchmarking them.")
     parser.add_argument("--version", action="version", version=f"hpcbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    add_run_parser(sub)
-    add_tool_parsers(sub)
-    add_report_parser(sub)
-    add_map_parser(sub)
-    add_predict_parser(sub)
+    for module, (adder, runners) in _GROUPS.items():
+        if command is None or command in runners:
+            getattr(_module(module), adder)(sub)
+        else:
+            for name in runners:
+                sub.add_parser(name, help=SUMMARIES[name])
     return parser
+
+
+def _runner(command: str):
+    for module, (_, runners) in _GROUPS.items():
+        if command in runners:
+            where, _, name = runners[command].rpartition(":")
+            return getattr(_module(where or module), name)
+    raise KeyError(command)
 
 
 def _is_rank_zero() -> bool:
@@ -49,14 +78,18 @@ def main(argv: list[str] | None = None) -> int:
     status: 0, 1 when a benchmark failed, 2 for usage errors."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
-        # `run` starts MPI first, so that every rank takes part in agreeing
-        # on the command line (a usage error on one rank stops them all).
-        args = parse_run(parser, argv) if argv[:1] == ["run"] else parser.parse_args(argv)
+        command = argv[0] if argv and argv[0] in COMMANDS else ""
+        parser = build_parser(command)
+        if command == "run":
+            # `run` starts MPI first, so that every rank takes part in agreeing
+            # on the command line (a usage error on one rank stops them all).
+            args = _module("._run").parse_run(parser, argv)
+        else:
+            args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return 2
-        return COMMANDS[args.command](args)
+        return _runner(args.command)(args)
     except UsageError as e:
         if _is_rank_zero():
             print(f"{e}", file=sys.stderr)

@@ -1,8 +1,22 @@
-"""What every command of the CLI shares: the one-line usage error and the
-parser that raises it."""
+"""What every command of the CLI shares: the one-line usage error, the
+parser that raises it, and the one line each command shows in `hpcbench
+--help` (said once here: the command's own parser and the start-up stub of
+it both read it)."""
 from __future__ import annotations
 
 import argparse
+
+SUMMARIES = {
+    "run": "run benchmarks (default: the default suite) and write a results file",
+    "list": "list the benchmarks",
+    "show": "print a summary of a results file",
+    "report": "write one self-contained HTML page of a results file (or two side by side)",
+    "degr": "write the network degradation file (ratDist, ratNC) of a results file",
+    "config": "compiler flags for the C degradation API (libhpcbdegr)",
+    "advise": "turn measured figures into decisions",
+    "map": "map processes onto cores from measurements (Servet's weighted selection)",
+    "predict": "predict run times from measurements (Hammond et al. 2009)",
+}
 
 
 class UsageError(Exception):

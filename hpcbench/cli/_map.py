@@ -7,11 +7,11 @@ import sys
 
 from .._argtypes import pu_list_arg
 from ..mapping import FORMATS, KINDS
-from ._common import UsageError
+from ._common import SUMMARIES, UsageError
 
 
 def add_map_parser(sub) -> None:
-    p = sub.add_parser("map", help="map processes onto cores from measurements (Servet's weighted selection)",
+    p = sub.add_parser("map", help=SUMMARIES["map"],
                        description="Choose the cores of N processes with Servet's weighted core selection over the "
                                    "shared caches, memory overhead, communication layers and ratNC of the results, "
                                    "and write the file and command line of a launcher (docs/mapping.md).")

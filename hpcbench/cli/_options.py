@@ -9,11 +9,11 @@ from .. import _registry
 from .._errors import OptionError
 from .._protocol import Benchmark, Job, check_ranges, flag_dest
 from ..topology import Topology
-from ._common import UsageError
+from ._common import SUMMARIES, UsageError
 
 
 def add_run_parser(sub) -> argparse.ArgumentParser:
-    run = sub.add_parser("run", help="run benchmarks (default: the default suite) and write a results file",
+    run = sub.add_parser("run", help=SUMMARIES["run"],
                          description="Run benchmarks; node-local ones run once per node under mpiexec.")
     run.add_argument("benchmarks", nargs="*", metavar="BENCHMARK", help="names from `hpcbench list`")
     run.add_argument("-o", "--output", default="hpcbench-results.json", help="results file (default: %(default)s)")

@@ -16,13 +16,13 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ._common import UsageError
+from ._common import SUMMARIES, UsageError
 
 _NAME = "hpcbench predict"
 
 
 def add_predict_parser(sub) -> None:
-    p = sub.add_parser("predict", help="predict run times from measurements (Hammond et al. 2009)",
+    p = sub.add_parser("predict", help=SUMMARIES["predict"],
                        description="Predict the run time of a code from a results file's network profile.")
     codes = p.add_subparsers(dest="code", metavar="CODE", parser_class=type(p))
     wf = codes.add_parser(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from ._common import UsageError
+from ._common import SUMMARIES, UsageError
 
 
 def add_report_parser(sub) -> None:
-    report = sub.add_parser("report", help="write one self-contained HTML page of a results file (or two side by side)",
+    report = sub.add_parser("report", help=SUMMARIES["report"],
                             description="Write an HTML report: machine context, and per benchmark its figure, what "
                                         "it means, its disagreements and warnings and the table `show` prints. With "
                                         "two results files, side by side with the ratio of every headline number.")

@@ -8,25 +8,25 @@ import sys
 
 from .. import _registry
 from .._argtypes import size_arg
-from ._common import Parser, UsageError
+from ._common import SUMMARIES, Parser, UsageError
 
 
 def add_tool_parsers(sub):
-    sub.add_parser("list", help="list the benchmarks", description="List the benchmarks and the default suite.")
-    show = sub.add_parser("show", help="print a summary of a results file", description="Summarise a results file.")
+    sub.add_parser("list", help=SUMMARIES["list"], description="List the benchmarks and the default suite.")
+    show = sub.add_parser("show", help=SUMMARIES["show"], description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
 
-    degr = sub.add_parser("degr", help="write the network degradation file (ratDist, ratNC) of a results file",
+    degr = sub.add_parser("degr", help=SUMMARIES["degr"],
                           description="Write the text file the C API (hpcb_load_degr_info) reads.")
     degr.add_argument("results", metavar="RESULTS.json")
     degr.add_argument("-o", "--output", default=None, help="degradation file (default: RESULTS.degr)")
 
-    config = sub.add_parser("config", help="compiler flags for the C degradation API (libhpcbdegr)",
+    config = sub.add_parser("config", help=SUMMARIES["config"],
                             description="Print the flags to compile and link a C program against libhpcbdegr.")
     config.add_argument("--cflags", action="store_true", help="print the include flags")
     config.add_argument("--libs", action="store_true", help="print the link flags")
 
-    advise = sub.add_parser("advise", help="turn measured figures into decisions",
+    advise = sub.add_parser("advise", help=SUMMARIES["advise"],
                             description="Advice built on measured figures.")
     topics = advise.add_subparsers(dest="topic", metavar="TOPIC", parser_class=Parser)
     grid = topics.add_parser("grid", help="row- or column-ordered process grid (Servet 3.0, 6.1)",
