@@ -18,7 +18,10 @@ package, listed once in hpcbench/_registry.py. It declares:
   a short sentence per result saying what it means for a user;
   `disagreements(record)`, where the measurement contradicts what the
   machine reports or its own model; `headlines(record)`, the numbers a
-  side-by-side report of two results files compares (`Headline`).
+  side-by-side report of two results files compares (`Headline`);
+* `tidy(record)` (optional): the record's rows of the tidy export
+  (hpcbench._tidy.Row: `show --format csv|json`, `Results.to_frame()`); by
+  default one row per headline.
 
 The CLI, `show`, the runner and the results loader only loop over the
 registry; adding a benchmark touches its own package and one registry line
@@ -34,6 +37,7 @@ from typing import Any, ClassVar
 
 from ._errors import OptionError, Skipped
 from ._record import Record
+from ._tidy import Row, headline_rows
 from ._timer import TimerCalibration
 from ._format import format_size
 from ._validate import Range
@@ -230,6 +234,15 @@ class Benchmark:
         results files compares (a list of hpcbench._headline.Headline, labels
         unique within the record). None by default."""
         return []
+
+    # ---- the tidy export (optional: by default the headlines) ----------------------------
+
+    def tidy(self, record: Any) -> list[Row]:
+        """The rows of an ok record in the tidy export (hpcbench._tidy): its
+        headline figures and its curves, one number per row. By default one
+        row per headline; a benchmark overrides it in its package's
+        `_tidy.py`."""
+        return headline_rows(record, self.headlines(record))
 
 
 def _default_text(default: Any, spec: CliFlag) -> str:

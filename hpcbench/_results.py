@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from typing import Any
 
 from . import _registry
 from ._atomic import atomic_write_text
@@ -78,6 +79,19 @@ class Results:
         """ratNC[nprocs_per_node]; ValueError (one line) if out of range or not measured."""
         from .network import DegradationRatios
         return DegradationRatios({}, self.network_access_ratios).get_network_access_ratio(nprocs_per_node)
+
+    def to_frame(self) -> Any:
+        """The tidy export as a pandas DataFrame: one row per measured figure,
+        columns benchmark, node, quantity, parameter, parameter_value, value,
+        unit, statistic (hpcbench._tidy; docs/results-format.md, "Tidy
+        export"). ImportError (one line) if pandas is not installed."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Results.to_frame needs pandas, which is not installed: pip install pandas") from None
+        from ._tidy import COLUMNS, rows
+        table = rows(self, _registry.BENCHMARKS)
+        return pandas.DataFrame([row.to_dict() for row in table], columns=list(COLUMNS))
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "context": to_plain(self.context),

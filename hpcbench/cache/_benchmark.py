@@ -18,6 +18,7 @@ from ._options import CacheOptions
 from ._placement import Placement, combined
 from ._plot import cache_figure
 from ._report import cache_disagreements, cache_headlines, cache_meaning, disagreement_text, flag_text
+from ._tidy import cache_rows
 from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, HwlocLevel, MeasuredLevel, MemoryRecord,
                        PlacementRecord)
 
@@ -251,3 +252,6 @@ class CacheBenchmark(Benchmark):
 
     def headlines(self, record: CacheRecord) -> list:
         return cache_headlines(record)
+
+    def tidy(self, record: CacheRecord) -> list:
+        return cache_rows(record)

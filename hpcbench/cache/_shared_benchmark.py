@@ -24,6 +24,7 @@ from ._report import shared_disagreements, shared_headlines, shared_meaning
 from ._records import (CacheRecord, CorunSamples, SharedCachesRecord, SharedDerived, SharedParameters, SharedRaw)
 from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
 from ._shared_measure import measure_co_runs
+from ._tidy import shared_rows
 
 UNITS = {"cache_size": "bytes", "corun_size": "bytes per core", "alone": "TSC ticks per access",
          "together": "TSC ticks per access", "ratio": "co-run time / alone time"}
@@ -157,3 +158,6 @@ class SharedCachesBenchmark(Benchmark):
 
     def headlines(self, record: SharedCachesRecord) -> list:
         return shared_headlines(record)
+
+    def tidy(self, record: SharedCachesRecord) -> list:
+        return shared_rows(record)

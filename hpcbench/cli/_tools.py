@@ -15,6 +15,11 @@ def add_tool_parsers(sub):
     sub.add_parser("list", help=SUMMARIES["list"], description="List the benchmarks and the default suite.")
     show = sub.add_parser("show", help=SUMMARIES["show"], description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
+    # The tidy formats are written here, not imported from hpcbench._tidy: `--help` stays light.
+    show.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                      help="text: the summary (default); csv or json: the tidy export, one row per measured figure "
+                           "(benchmark, node, quantity, parameter, parameter_value, value, unit, statistic; "
+                           "docs/results-format.md)")
 
     degr = sub.add_parser("degr", help=SUMMARIES["degr"],
                           description="Write the text file the C API (hpcb_load_degr_info) reads.")
@@ -133,7 +138,19 @@ def cmd_show(args) -> int:
     from .._show import summary
 
     try:
-        sys.stdout.write(summary(load(args.results)))
+        results = load(args.results)
     except ResultsError as e:
         raise UsageError(f"hpcbench show: {e}") from None
+    if args.format == "text":
+        sys.stdout.write(summary(results))
+        return 0
+    from .._tidy import rows, write_csv, write_json
+    table = rows(results, _registry.BENCHMARKS)
+    try:
+        (write_csv if args.format == "csv" else write_json)(table, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `show --format csv | head`: the reader has what it wanted; quiet, as
+        # other command-line tools are (stdout to /dev/null so exit does not fail again)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -33,6 +33,7 @@ from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommR
 from ._scaling import measure_scaling, scaling_record
 from ._summary import comm_summary
 from ._sweep import message_sizes, ns_samples
+from ._tidy import comm_rows
 
 UNITS = {"sizes": "bytes", "samples": "ns (rounded to 0.1 ns)", "median": "s", "minimum": "s", "p10": "s",
          "p90": "s", "p99": "s", "bandwidth": "bytes/s", "latency": "s", "seconds_per_byte": "s/byte",
@@ -262,3 +263,6 @@ class CommBenchmark(Benchmark):
 
     def headlines(self, record: CommRecord) -> list:
         return comm_headlines(record)
+
+    def tidy(self, record: CommRecord) -> list:
+        return comm_rows(record)

@@ -17,6 +17,7 @@ from ._plot import memory_figure
 from ._report import memory_disagreements, memory_headlines, memory_meaning
 from ._records import (MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, PairBandwidth, Scalability,
                        ScalabilitySamples)
+from ._tidy import memory_rows
 
 UNITS = {"alone": "bytes/s per core", "together": "bytes/s per core", "bandwidth": "bytes/s per core",
          "reference": "bytes/s per core", "total": "bytes/s, the sum of the cores' own rates", "per_core": "bytes/s",
@@ -132,3 +133,6 @@ class MemoryBenchmark(Benchmark):
 
     def headlines(self, record: MemoryRecord) -> list:
         return memory_headlines(record)
+
+    def tidy(self, record: MemoryRecord) -> list:
+        return memory_rows(record)

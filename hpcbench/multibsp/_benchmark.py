@@ -17,6 +17,7 @@ from ._plot import multibsp_figure
 from ._report import multibsp_disagreements, multibsp_headlines, multibsp_meaning
 from ._records import (GLComponent, GLLevel, HcommSamples, InnerProductPoint, MultiBSPDerived, MultiBSPParameters,
                        MultiBSPRaw, MultiBSPRecord)
+from ._tidy import multibsp_rows
 from ._tree import describe, plain_value, tree
 
 UNITS = {"m": "bytes", "g": "flops per word", "L": "flops", "rate": "flops/s (DAXPY)",
@@ -189,3 +190,6 @@ class MultiBSPBenchmark(Benchmark):
 
     def headlines(self, record: MultiBSPRecord) -> list:
         return multibsp_headlines(record)
+
+    def tidy(self, record: MultiBSPRecord) -> list:
+        return multibsp_rows(record)

@@ -18,6 +18,7 @@ from ._plot import access_figure, distance_figure
 from ._report import access_headlines, access_meaning, distance_headlines, distance_meaning
 from ._records import (AccessDerived, AccessParameters, AccessRecord, DistanceDerived, DistanceParameters,
                        DistanceRecord, NetworkRaw)
+from ._tidy import access_rows, distance_rows
 
 UNITS = {"bandwidth": "bytes/s (mean over the measuring ranks, median over iterations)", "size": "bytes",
          "samples": "s per iteration, ranks x iterations", "rat_dist": "reference / bandwidth",
@@ -115,6 +116,9 @@ class DistanceBenchmark(_NetworkBenchmark):
     def headlines(self, record: DistanceRecord) -> list:
         return distance_headlines(record)
 
+    def tidy(self, record: DistanceRecord) -> list:
+        return distance_rows(record)
+
 
 class NetworkAccessBenchmark(_NetworkBenchmark):
     """network bandwidth against processes per node, ratNC (Servet 3.0)
@@ -161,3 +165,6 @@ class NetworkAccessBenchmark(_NetworkBenchmark):
 
     def headlines(self, record: AccessRecord) -> list:
         return access_headlines(record)
+
+    def tidy(self, record: AccessRecord) -> list:
+        return access_rows(record)

@@ -19,6 +19,7 @@ from ._plot import matrix_figure
 from ._records import MatrixDerived, MatrixParameters, MatrixRaw, MatrixRecord
 from ._report import matrix_disagreements, matrix_headlines, matrix_meaning
 from ._summary import matrix_summary
+from ._tidy import matrix_rows
 
 UNITS = {"samples": "ns (rounded to 0.1 ns)", "rank_median": "ns", "median": "s", "minimum": "s", "p90": "s",
          "t0": "s", "coefficient": "s per n^exponent", "dims": "elements per side"}
@@ -105,3 +106,6 @@ class MatrixBenchmark(Benchmark):
 
     def headlines(self, record: MatrixRecord) -> list:
         return matrix_headlines(record)
+
+    def tidy(self, record: MatrixRecord) -> list:
+        return matrix_rows(record)
