@@ -2,6 +2,7 @@
 and virtual machines).
 
     python benchmarks/bench_cache.py [--runs 5] [--json out.json] [--keep DIR]
+                                     [--chase-ref PATH] [--likwid-bench PATH | --no-likwid]
 
 Runs, `runs` times, the default sweep (`python -m hpcbench run cache`) and,
 right after it, two peers on the same PU at the sizes the sweep reported
@@ -10,7 +11,7 @@ each level at:
     compiled here with the system's cc), with the page kind and the visiting
     order the sweep had (random, or random within windows);
   * `likwid-bench -t load_avx` (and load_avx512 where the CPU has it), the
-    Debian package likwid, installed if missing and possible.
+    Debian package likwid, which the user installs.
 Latency is compared where both chases see the same machine: at each
 level's size (well inside its plateau), hpcbench's chase kernel
 (_core.chase_sweep, the sweep's kernel with the sweep's order, stride,
@@ -28,6 +29,12 @@ Prints per run and over all runs:
   * each level's read bandwidth over likwid-bench load_avx's (target: at
     least 0.9), and over load_avx512's for information.
 Nothing is asserted: the script reports what it measured.
+
+Peers: the C chase is built here from benchmarks/peers/chase_ref.c with $CC
+(default cc), or given built with --chase-ref PATH. likwid-bench is not
+built or installed here: it is found on PATH, or given with --likwid-bench
+PATH (or $LIKWID_BENCH); --no-likwid skips the bandwidth ratios. A missing
+peer is one line and exit status 2. Runs the installed hpcbench.
 """
 from __future__ import annotations
 
@@ -35,7 +42,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,30 +55,17 @@ from hpcbench._format import format_size
 from hpcbench._memory import page_mode
 from hpcbench.topology import bound_to
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from build_peers import fail, peer_binary, tool
+
+SCRIPT = "bench_cache.py"
 
 
-def ensure_likwid() -> bool:
-    if shutil.which("likwid-bench"):
-        return True
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        print("installing likwid (apt-get install likwid) ...", flush=True)
-        subprocess.run(["apt-get", "install", "-y", "-q", "likwid"], check=False, capture_output=True)
-    return shutil.which("likwid-bench") is not None
-
-
-def build_peer(folder: str) -> str:
-    exe = os.path.join(folder, "chase_ref")
-    cc = os.environ.get("CC", "cc")
-    subprocess.run([cc, "-O2", "-o", exe, os.path.join(HERE, "peers", "chase_ref.c")], check=True)
-    return exe
-
-
-def run_sweep(folder: str, run: int) -> tuple:
-    out = os.path.join(folder, f"sweep{run + 1}.json")
+def run_sweep(folder: str, scratch: str, run: int) -> tuple:
+    out = os.path.abspath(os.path.join(folder, f"sweep{run + 1}.json"))
     t0 = time.monotonic()
+    # From a scratch directory: a clone's hpcbench/ in the current one would shadow the installed package.
     proc = subprocess.run([sys.executable, "-m", "hpcbench", "run", "cache", "-q", "-o", out],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=scratch)
     wall = time.monotonic() - t0
     if proc.returncode != 0:
         raise SystemExit(f"hpcbench run cache failed: {proc.stderr.strip()}")
@@ -86,9 +79,9 @@ def peer_latency(exe: str, pu: int, huge: bool, sizes: list, window: int | None)
     return {int(s): float(t) for s, t, _ in (line.split() for line in out.splitlines())}
 
 
-def likwid_load(kernel: str, size: int) -> float | None:
+def likwid_load(likwid: str, kernel: str, size: int) -> float | None:
     """likwid-bench's bytes/s for one thread on the first CPU of socket 0."""
-    proc = subprocess.run(["likwid-bench", "-t", kernel, "-w", f"S0:{size}B:1"], capture_output=True, text=True)
+    proc = subprocess.run([likwid, "-t", kernel, "-w", f"S0:{size}B:1"], capture_output=True, text=True)
     found = re.search(r"^MByte/s:\s+([0-9.]+)", proc.stdout, re.M)
     return float(found.group(1)) * 1e6 if proc.returncode == 0 and found else None
 
@@ -100,26 +93,32 @@ def latency_size(level) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="sweeps, each followed by its peers (default 5)")
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--keep", metavar="DIR", help="keep each run's results file here (sweep1.json, ...), to "
                                                   "analyse again")
+    ap.add_argument("--chase-ref", metavar="PATH", help="a built benchmarks/peers/chase_ref.c (default: build it "
+                                                        "with $CC)")
+    ap.add_argument("--likwid-bench", metavar="PATH", default=os.environ.get("LIKWID_BENCH", "likwid-bench"),
+                    help="likwid-bench to compare bandwidth with (default: $LIKWID_BENCH, else on PATH)")
+    ap.add_argument("--no-likwid", action="store_true", help="skip the bandwidth ratios (no likwid-bench)")
     args = ap.parse_args()
-    have_likwid = ensure_likwid()
-    if not have_likwid:
-        print("likwid-bench is missing (Debian package likwid): bandwidth ratios are skipped", file=sys.stderr)
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    likwid = None if args.no_likwid else tool(args.likwid_bench, SCRIPT, "install the Debian package likwid, "
+                                              "give --likwid-bench PATH, or run with --no-likwid")
     avx512 = hpcbench._core.load_supported(hpcbench._core.ISA_AVX512)
     runs = []
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
-        exe = build_peer(folder)
+        exe = peer_binary("chase_ref", args.chase_ref, folder, SCRIPT)
         for r in range(args.runs):
             # Each run's peers at that run's sizes, right after its sweep
             # (latency: kernel and peer in turn; bandwidth: likwid).
-            record, wall = run_sweep(args.keep or folder, r)
-            peer = measure_peers(exe, record, have_likwid, avx512)
+            record, wall = run_sweep(args.keep or folder, folder, r)
+            peer = measure_peers(exe, record, likwid, avx512)
             runs.append({"record": record, "wall": wall, "peer": peer})
             print_run(r, record, wall, peer)
     summary = summarise(runs)
@@ -160,7 +159,7 @@ def kernel_latency(record, size: int) -> float:
     return float(np.nanmin(ticks))
 
 
-def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
+def measure_peers(exe: str, record, likwid: str | None, avx512: bool) -> dict:
     # The upper level of a split rise has no plateau ((0, 0)): no latency to compare.
     levels = [lv for lv in record.derived.levels if lv.plateau and lv.plateau[1] > 0]
     huge = (record.derived.placement.huge_share or 0.0) >= 0.9 if record.derived.placement else False
@@ -181,10 +180,10 @@ def measure_peers(exe: str, record, have_likwid: bool, avx512: bool) -> dict:
     ratio = {s: float(np.median(np.array(kernel_runs[s]) / np.array(peer_runs[s]))) for s in sizes}
     loads: dict = {}
     for lv in levels:
-        if have_likwid and lv.bandwidth_size:
-            loads[lv.bandwidth_size] = {"load_avx": likwid_load("load_avx", lv.bandwidth_size),
-                                        "load_avx512": likwid_load("load_avx512", lv.bandwidth_size) if avx512
-                                        else None}
+        if likwid and lv.bandwidth_size:
+            loads[lv.bandwidth_size] = {"load_avx": likwid_load(likwid, "load_avx", lv.bandwidth_size),
+                                        "load_avx512": likwid_load(likwid, "load_avx512", lv.bandwidth_size)
+                                        if avx512 else None}
     return {"chase": chase, "kernel": kernel, "ratio": ratio, "loads": loads}
 
 

@@ -1,6 +1,6 @@
 """Figures for the communication benchmark (issue: CoMet kernels, layers, models).
 
-    python benchmarks/bench_comm.py [--runs 5] [--json out.json]
+    python benchmarks/bench_comm.py [--runs 5] [--json out.json] [--pingpong-ref PATH]
 
 Prints, measured in this run on two ranks of this machine:
   * hpcbench's echo latency at 0 and 8 bytes against a plain C MPI
@@ -15,6 +15,12 @@ Prints, measured in this run on two ranks of this machine:
 Runs alternate between the three implementations; ratios are medians of
 the per-run ratios. hpcbench's number is its reported statistic (the median
 of its samples); its mean is printed too. Nothing is asserted.
+
+Peers: the plain C ping-pong is built here from
+benchmarks/peers/pingpong_ref.c with $MPICC (default mpicc), or given built
+with --pingpong-ref PATH; the mpi4py loop is benchmarks/peers/pingpong_mpi4py.py,
+run with this Python. Needs Open MPI's mpiexec on PATH. A missing peer is one
+line and exit status 2. Runs the installed hpcbench.
 """
 import argparse
 import json
@@ -27,19 +33,20 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from build_peers import HERE, child_env, fail, peer_binary, tool
+
+SCRIPT = "bench_comm.py"
 SIZES = [0, 8, 4 << 20]
 ITERATIONS = {0: 100000, 8: 100000, 4 << 20: 500}
 
 
-def mpiexec(n, *args, timeout=600):
-    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    if os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+def mpiexec(n, *args, timeout=600, cwd=None):
+    """stdout of `mpiexec -n n args`, oversubscribed, started in `cwd` (default the
+    temporary directory: a clone's hpcbench/ in the current one would shadow the
+    installed package for `python -m hpcbench`)."""
+    env = child_env(OMPI_MCA_rmaps_base_oversubscribe="1")
     proc = subprocess.run(["mpiexec", "-n", str(n), *args], capture_output=True, text=True, env=env,
-                          timeout=timeout)
+                          timeout=timeout, cwd=cwd or tempfile.gettempdir())
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed: {proc.stderr.strip()[-500:]}")
     return proc.stdout
@@ -50,16 +57,17 @@ def parse(text, column=1):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs of the three (default 5)")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--pingpong-ref", metavar="PATH", help="a built benchmarks/peers/pingpong_ref.c (default: "
+                                                           "build it with $MPICC)")
     args = ap.parse_args()
-    if not shutil.which("mpiexec") or not shutil.which(os.environ.get("MPICC", "mpicc")):
-        sys.exit("bench_comm.py needs mpiexec and mpicc (run tools/install.sh)")
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    tool("mpiexec", SCRIPT, "install Open MPI (Debian: openmpi-bin)")
     tmp = tempfile.mkdtemp()
-    ref = os.path.join(tmp, "pingpong_ref")
-    subprocess.run([os.environ.get("MPICC", "mpicc"), "-O2", "-o", ref, os.path.join(HERE, "peers", "pingpong_ref.c")],
-                   check=True)
+    ref = peer_binary("pingpong_ref", args.pingpong_ref, tmp, SCRIPT)
 
     runs = []
     print(f"{'run':<4}{'size':>9}{'plain C':>11}{'hpcbench':>11}{'(mean)':>10}{'mpi4py':>11}   one-way us")

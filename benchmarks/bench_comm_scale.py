@@ -1,6 +1,7 @@
 """Figures for communication at scale (issue 16), measured in this run.
 
     python benchmarks/bench_comm_scale.py [--runs 5] [--only allreduce|run|layers] [--json out.json]
+                                          [--allreduce-ref PATH]
 
 * allreduce: hpcbench's global sum of 64 KiB (8192 doubles) on 2 ranks
   against a plain C MPI_Allreduce loop with page-aligned buffers
@@ -19,23 +20,27 @@
 Nothing is asserted; every figure is printed with its target. The load
 average is printed with each run: other processes on a shared host change
 every timing here.
+
+Peers: the plain C MPI_Allreduce loop is built here from
+benchmarks/peers/allreduce_ref.c with $MPICC (default mpicc), or given built
+with --allreduce-ref PATH (only --only allreduce needs it); the layers are
+timed by benchmarks/peers/layers_auto.py, run with this Python. Needs Open
+MPI's mpiexec on PATH. A missing peer is one line and exit status 2. Runs
+the installed hpcbench.
 """
 import argparse
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 from bench_comm import mpiexec   # the same launch (oversubscribed, as root where needed)
+from build_peers import HERE, fail, peer_binary, tool
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+SCRIPT = "bench_comm_scale.py"
 COUNT = 8192                 # doubles: 64 KiB
 ITERATIONS = 5000
 
@@ -55,10 +60,7 @@ if MPI.COMM_WORLD.rank == 0:
 """
 
 
-def bench_allreduce(runs, tmp):
-    ref = os.path.join(tmp, "allreduce_ref")
-    subprocess.run([os.environ.get("MPICC", "mpicc"), "-O2", "-o", ref, os.path.join(HERE, "peers", "allreduce_ref.c")],
-                   check=True)
+def bench_allreduce(runs, tmp, ref):
     script = os.path.join(tmp, "allreduce_hpcbench.py")
     with open(script, "w") as f:
         f.write(HPCBENCH_ALLREDUCE)
@@ -69,7 +71,7 @@ def bench_allreduce(runs, tmp):
         got = {}
         for who in order:
             if who == "h":
-                got["h"] = float(mpiexec(2, sys.executable, script).split()[1])
+                got["h"] = float(mpiexec(2, sys.executable, script, cwd=tmp).split()[1])
             else:
                 out = mpiexec(2, ref, str(COUNT), str(ITERATIONS), "page" if who == "c" else "malloc")
                 got[who] = float(out.split()[1])
@@ -89,7 +91,8 @@ def bench_run(runs, tmp):
     for r in range(runs):
         before = load()
         t0 = time.monotonic()
-        mpiexec(2, sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", os.path.join(tmp, f"r{r}.json"))
+        mpiexec(2, sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", os.path.join(tmp, f"r{r}.json"),
+                cwd=tmp)
         walls.append(time.monotonic() - t0)
         print(f"run {r + 1}: mpiexec -n 2 python -m hpcbench run comm: {walls[-1]:.1f} s (load before {before})",
               flush=True)
@@ -162,17 +165,21 @@ def bench_layers():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="runs of the allreduce and run parts (default 5)")
     ap.add_argument("--only", choices=("allreduce", "run", "layers"))
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--allreduce-ref", metavar="PATH", help="a built benchmarks/peers/allreduce_ref.c (default: "
+                                                            "build it with $MPICC)")
     args = ap.parse_args()
-    if not shutil.which("mpiexec") or not shutil.which(os.environ.get("MPICC", "mpicc")):
-        sys.exit("bench_comm_scale.py needs mpiexec and mpicc (run tools/install.sh)")
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    tool("mpiexec", SCRIPT, "install Open MPI (Debian: openmpi-bin)")
     figures = {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "allreduce"):
-            figures["allreduce"] = bench_allreduce(args.runs, tmp)
+            ref = peer_binary("allreduce_ref", args.allreduce_ref, tmp, SCRIPT)
+            figures["allreduce"] = bench_allreduce(args.runs, tmp, ref)
         if args.only in (None, "run"):
             figures["run"] = bench_run(args.runs, tmp)
         if args.only in (None, "layers"):

@@ -8,6 +8,9 @@ windowed order, 1 KiB stride), the ratio together/alone per round. If the two
 cores share a cache of size CS, the ratio climbs once 2 x size passes CS; if
 each has its own, it stays near 1 until one core alone no longer fits.
 Nothing is asserted: the script reports what it measured.
+
+Peer: none. hpcbench's own team kernel (the installed hpcbench._core) runs
+alone and co-run; the comparison is each core against itself.
 """
 import argparse
 
@@ -19,20 +22,29 @@ from hpcbench._validate import parse_size
 from hpcbench.cache import co_run_ratio
 from hpcbench.topology import Topology
 
+from build_peers import fail
+
 DEFAULT_SIZES = "8MiB,12MiB,16MiB,20MiB,24MiB,28MiB,40MiB"
+SCRIPT = "bench_corun.py"
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pair", default=None, help="two PU OS indexes, e.g. 0,1 (default: the first two)")
     ap.add_argument("--sizes", default=DEFAULT_SIZES, help=f"bytes per core (default {DEFAULT_SIZES})")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=5, help="rounds per size; the ratio is their median (default 5)")
     args = ap.parse_args()
+    if args.rounds < 1:
+        fail(SCRIPT, f"--rounds must be at least 1, got {args.rounds}")
+    try:
+        sizes = [parse_size(s) for s in args.sizes.split(",")]
+    except ValueError as e:
+        fail(SCRIPT, f"--sizes: {e}")
     pus = Topology.load().pu_indexes
     a, b = (int(x) for x in args.pair.split(",")) if args.pair else pus[:2]
     kw = dict(order=2, min_accesses=1 << 18, samples=3, warmup=1, window_bytes=128 << 10)
     print(f"pair {a},{b}: ticks per access alone and together, ratio (median of {args.rounds} rounds)")
-    for size in (parse_size(s) for s in args.sizes.split(",")):
+    for size in sizes:
         alone = np.empty((args.rounds, 2, 3))
         together = np.empty((args.rounds, 2, 3))
         for r in range(args.rounds):

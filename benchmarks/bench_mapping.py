@@ -2,7 +2,7 @@
 
     python benchmarks/bench_mapping.py --speed-only
     sudo python benchmarks/bench_mapping.py [--runs 5] [--rate 400] [--fast-rate 20000] [--json out.json]
-                                            [--examples hpcbench/examples]
+                                            [--examples hpcbench/examples] [--node-ring PATH]
 
 Prints, measured in this run (nothing is asserted):
   * speed: map_processes choosing 10,000 cores of 125 nodes x 80 PUs (every
@@ -28,6 +28,15 @@ waits (it polls every 50 us), so the network, not CPU time, sets its pace.
 there: mapping-node-example.json (cache, shared-caches, memory: one rank
 on node hpcb0) and mapping-example.json (comm and network-access of the
 contention run).
+
+Peers: hwloc-distrib (hwloc's tools, found on PATH or given with
+--hwloc-distrib PATH; the speed figure skips it when it is missing), and
+the job benchmarks/peers/node_ring.c, built here with $MPICC (default
+mpicc) or given built with --node-ring PATH. The records of the speed test
+come from the repository's tests/mapping_records.py and the cluster from its
+tools/netcluster.py, both found beside this benchmarks/ folder (clone the
+whole repository). The cluster needs root, iproute2 and Open MPI's mpiexec.
+A missing peer is one line and exit status 2. Runs the installed hpcbench.
 """
 import argparse
 import json
@@ -39,17 +48,14 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, ROOT)
-import netcluster  # noqa: E402
+from hpcbench import Results
+from hpcbench._validate import parse_size
+from hpcbench.mapping import launch, map_processes
+from hpcbench.topology import Topology
 
-from hpcbench import Results  # noqa: E402
-from hpcbench._validate import parse_size  # noqa: E402
-from hpcbench.mapping import launch, map_processes  # noqa: E402
-from hpcbench.topology import Topology  # noqa: E402
+from build_peers import child_env, fail, from_clone, peer_binary, tool
 
+SCRIPT = "bench_mapping.py"
 NODES = 4
 SPEED_TREE = "pack:2 [numa] l3:4(size=32MiB) l2:10(size=1MiB) l1:1(size=32KiB) core:1 pu:1"   # 80 PUs
 SPEED_NODES = 125
@@ -60,8 +66,9 @@ SPEED_NODES = 125
 def _speed_results() -> Results:
     """125 alike nodes of 80 PUs: shared caches and memory measured on the
     first, comm on the first two (every 4th PU bound), ratNC for 1-4."""
-    sys.path.insert(0, os.path.join(ROOT, "tests"))
-    from mapping_records import cache_groups, comm, memory, network_access, results, shared_caches
+    records = from_clone("tests/mapping_records.py", "mapping_records", SCRIPT, needs=("paper_machines",))
+    cache_groups, comm, memory = records.cache_groups, records.comm, records.memory
+    network_access, results, shared_caches = records.network_access, records.results, records.shared_caches
     topo = Topology.from_synthetic(SPEED_TREE)
     hosts = [f"n{i:03d}" for i in range(SPEED_NODES)]
     l3 = cache_groups(topo, 3)
@@ -76,7 +83,7 @@ def _speed_results() -> Results:
                                  comm(placement, latency), network_access({1: 1.0, 2: 1.3, 3: 1.8, 4: 2.4})])
 
 
-def speed(repeat: int = 5) -> dict:
+def speed(hwloc_distrib: str | None, repeat: int = 5) -> dict:
     res = _speed_results()
     out = {}
     for kind in ("memory", "communication"):
@@ -88,12 +95,12 @@ def speed(repeat: int = 5) -> dict:
         assert len(mapping.choices) == SPEED_NODES * 80
         out[kind] = statistics.median(times)
     peer = None
-    if shutil.which("hwloc-distrib"):
+    if hwloc_distrib:
         tree = f"group:{SPEED_NODES} {SPEED_TREE}"
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            subprocess.run(["hwloc-distrib", "--input", tree, "--single", str(SPEED_NODES * 80)], check=True,
+            subprocess.run([hwloc_distrib, "--input", tree, "--single", str(SPEED_NODES * 80)], check=True,
                            capture_output=True)
             times.append(time.perf_counter() - t0)
         peer = statistics.median(times)
@@ -103,14 +110,16 @@ def speed(repeat: int = 5) -> dict:
 
 # ------------------------------------------------------------ the emulated cluster
 
-def _env() -> dict:
-    return dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+def netcluster():
+    """The repository's tools/netcluster.py (loaded once, by its path)."""
+    return from_clone("tools/netcluster.py", "netcluster", SCRIPT)
 
 
 def mpiexec(work: str, args: list, timeout: int = 900) -> str:
-    cmd = ["mpiexec", *netcluster.mpiexec_args(2, work), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout)
+    """stdout of mpiexec across the emulated nodes, started in `work` (not the
+    current directory, whose hpcbench/ could shadow the installed package)."""
+    cmd = ["mpiexec", *netcluster().mpiexec_args(2, work), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=timeout, cwd=work)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:6])}: {proc.stderr.strip()[-800:]}")
     return proc.stdout
@@ -157,7 +166,7 @@ def cluster_figures(args, work: str, job: str) -> dict:
     out = {}
     for label, rate, iterations in (("contention", args.rate, args.iterations),
                                     ("no contention", args.fast_rate, args.fast_iterations)):
-        netcluster.up(NODES, rate)
+        netcluster().up(NODES, rate)
         try:
             print(f"{NODES} nodes in a ring of {rate:g} Mbit/s links", flush=True)
             world = measure(work, f"world-{rate:g}.json", ["comm", "network-access"], args.size)
@@ -172,24 +181,32 @@ def cluster_figures(args, work: str, job: str) -> dict:
             out[label] = compare(work, job, files, args.size, iterations, args.runs, label)
             out[label]["rate_mbit"] = rate
         finally:
-            netcluster.down()
+            netcluster().down()
     return out
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs of each mapping (default 5)")
     ap.add_argument("--rate", type=float, default=400, help="link rate of the contention run, Mbit/s")
     ap.add_argument("--fast-rate", type=float, default=20000, help="link rate of the run without contention")
     ap.add_argument("--size", type=parse_size, default=4 << 20, help="bytes per message (job and network-access)")
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--fast-iterations", type=int, default=60)
-    ap.add_argument("--speed-only", action="store_true")
+    ap.add_argument("--speed-only", action="store_true", help="only the speed figure (no root, no cluster)")
     ap.add_argument("--examples", default=None, help="write the mapping example results files here")
-    ap.add_argument("--json")
+    ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--node-ring", metavar="PATH", help="a built benchmarks/peers/node_ring.c (default: build it "
+                                                        "with $MPICC)")
+    ap.add_argument("--hwloc-distrib", metavar="PATH", default="hwloc-distrib",
+                    help="hwloc-distrib to time beside the mapping (default: on PATH; skipped when missing)")
     args = ap.parse_args()
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    if args.examples and not os.path.isdir(args.examples):
+        fail(SCRIPT, f"--examples {args.examples}: not a directory")
 
-    figures = {"speed": speed()}
+    figures = {"speed": speed(shutil.which(args.hwloc_distrib))}
     s = figures["speed"]
     print(f"speed: {SPEED_NODES * 80} cores of {SPEED_NODES} nodes mapped in {s['memory']:.3f} s (memory), "
           f"{s['communication']:.3f} s (communication), median of 5; target < 1 s: "
@@ -198,14 +215,13 @@ def main():
         print(f"  hwloc-distrib spreading {SPEED_NODES * 80} processes over the same tree: {s['hwloc-distrib']:.3f} s "
               f"(hpcbench / hwloc-distrib: {s['communication'] / s['hwloc-distrib']:.2f})")
     if not args.speed_only:
-        reason = "needs root" if os.geteuid() != 0 else netcluster.available()
+        reason = "needs root" if os.geteuid() != 0 else netcluster().available()
         if reason:
-            sys.exit(f"bench_mapping.py: the emulated cluster is unavailable: {reason}")
+            fail(SCRIPT, f"the emulated cluster is unavailable: {reason}")
+        tool("mpiexec", SCRIPT, "install Open MPI (Debian: openmpi-bin)")
         work = tempfile.mkdtemp()
         try:
-            job = os.path.join(work, "node_ring")
-            subprocess.run([os.environ.get("MPICC", "mpicc"), "-O2", "-o", job,
-                            os.path.join(HERE, "peers", "node_ring.c")], check=True)
+            job = peer_binary("node_ring", args.node_ring, work, SCRIPT)
             figures.update(cluster_figures(args, work, job))
         finally:
             shutil.rmtree(work, ignore_errors=True)

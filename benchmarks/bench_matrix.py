@@ -1,6 +1,7 @@
 """Figures for CoMet's matrix layer (issue 16).
 
     python benchmarks/bench_matrix.py [--runs 5] [--n 1024] [--ranks 4] [--no-bind] [--json out.json]
+                                      [--matrix-ref PATH]
 
 Prints, measured in this run on this machine:
   * per kernel (update_guard, shift north and east, transpose, row and
@@ -23,6 +24,12 @@ ranks are also bound round-robin to cores (--bind-to core:overload-allowed
 unbound, the OS moves time-sharing ranks around and one run's shift or
 transpose can take ten times another's, for either program. Nothing is
 asserted.
+
+Peer: the plain C program is built here from benchmarks/peers/matrix_ref.c
+with $MPICC (default mpicc), or given built with --matrix-ref PATH;
+hpcbench's side is benchmarks/peers/matrix_hpcbench.py, run with this
+Python. Needs Open MPI's mpiexec on PATH. A missing peer is one line and
+exit status 2. Runs the installed hpcbench.
 """
 import argparse
 import json
@@ -35,21 +42,22 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from build_peers import HERE, child_env, fail, peer_binary, tool
+
+SCRIPT = "bench_matrix.py"
 KERNELS = ["update_guard", "shift_north", "shift_east", "transpose", "row_broadcast", "col_broadcast"]
 
 
 def mpiexec(n, args, bind, timeout=600):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    if os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    """stdout of `mpiexec -n n args`, started in the temporary directory (a
+    clone's hpcbench/ in the current one would shadow the installed package)."""
     cmd = ["mpiexec", "-n", str(n)]
     if n > (os.cpu_count() or 1):
         cmd.append("--oversubscribe")
     if bind:
         cmd += ["--bind-to", "core:overload-allowed", "--map-by", "core"]
-    proc = subprocess.run(cmd + args, capture_output=True, text=True, env=env, timeout=timeout)
+    proc = subprocess.run(cmd + args, capture_output=True, text=True, env=child_env(), timeout=timeout,
+                          cwd=tempfile.gettempdir())
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd + args)} failed: {proc.stderr.strip()[-800:]}")
     return proc.stdout
@@ -60,19 +68,21 @@ def parse(text, column=1, kind=float):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs of the two programs (default 5)")
     ap.add_argument("--n", type=int, default=1024, help="matrix dimension of the comparison")
-    ap.add_argument("--ranks", type=int, default=4)
+    ap.add_argument("--ranks", type=int, default=4, help="MPI ranks of both programs (default 4)")
     ap.add_argument("--no-bind", dest="bind", action="store_false", help="leave the ranks unbound")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--matrix-ref", metavar="PATH", help="a built benchmarks/peers/matrix_ref.c (default: build it "
+                                                         "with $MPICC)")
     args = ap.parse_args()
-    mpicc = os.environ.get("MPICC", "mpicc")
-    if not shutil.which("mpiexec") or not shutil.which(mpicc):
-        sys.exit("bench_matrix.py needs mpiexec and mpicc (run tools/install.sh)")
+    for name in ("runs", "n", "ranks"):
+        if getattr(args, name) < 1:
+            fail(SCRIPT, f"--{name} must be at least 1, got {getattr(args, name)}")
+    tool("mpiexec", SCRIPT, "install Open MPI (Debian: openmpi-bin)")
     tmp = tempfile.mkdtemp()
-    ref = os.path.join(tmp, "matrix_ref")
-    subprocess.run([mpicc, "-O2", "-o", ref, os.path.join(HERE, "peers", "matrix_ref.c")], check=True)
+    ref = peer_binary("matrix_ref", args.matrix_ref, tmp, SCRIPT)
     print(f"{args.ranks} ranks on {os.cpu_count()} cores"
           + (" (oversubscribed)" if args.ranks > (os.cpu_count() or 1) else "")
           + (", bound round-robin to cores" if args.bind else ", unbound") + f"; n = {args.n}")

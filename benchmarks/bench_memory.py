@@ -1,6 +1,7 @@
 """Figures for the node benchmarks (issue: shared caches, memory overhead, scalability).
 
     python benchmarks/bench_memory.py [--runs 5] [--size 128MiB] [--json out.json]
+                                      [--likwid-bench PATH | --no-likwid]
 
 Prints, measured in this run:
   * copy bandwidth of hpcbench's kernel against `likwid-bench -t copy_avx`
@@ -14,12 +15,16 @@ Prints, measured in this run:
     cache shared-caches memory` (target: at most 120 s on a 2-core machine);
   * how many pairs the auto mode tests on a 128-PU node against all pairs.
 Nothing here is asserted: the script reports what it measured.
+
+Peer: likwid-bench (copy_avx), not built or installed here: it is found on
+PATH (Debian package likwid), or given with --likwid-bench PATH (or
+$LIKWID_BENCH); --no-likwid skips the comparison and keeps the rest. A
+missing peer is one line and exit status 2. Runs the installed hpcbench.
 """
 import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,24 +37,15 @@ from hpcbench._validate import parse_size
 from hpcbench.memory import copy_run, default_array_bytes, own_rates, run_aggregate
 from hpcbench.topology import Topology
 
+from build_peers import fail, tool
+
+SCRIPT = "bench_memory.py"
 REPETITIONS = 50
 #: The band a ratio hpcbench / likwid must lie in to meet the target.
 TARGET = (0.9, 1.1)
 
 
-def ensure_likwid():
-    if shutil.which("likwid-bench"):
-        return True
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        print("installing likwid (apt-get install likwid) ...", flush=True)
-        subprocess.run(["apt-get", "install", "-y", "-q", "likwid"], check=False, capture_output=True)
-    if not shutil.which("likwid-bench"):
-        print("likwid-bench is missing: install the Debian package likwid", file=sys.stderr)
-        return False
-    return True
-
-
-def likwid_copy(array_bytes, threads):
+def likwid_copy(likwid, array_bytes, threads):
     """likwid's MByte/s (read + write, as STREAM counts; all threads' bytes
     over the longest thread's time) as bytes/s. The workgroup's size is the
     whole data set, both vectors over all threads (likwid-bench(1): "the
@@ -64,7 +60,7 @@ def likwid_copy(array_bytes, threads):
     # there the size goes in its kB, 1000 bytes, which the working set then
     # misses by less than 1e-6.
     spec = f"{total}B" if total < 1 << 31 else f"{round(total / 1000)}kB"
-    out = subprocess.run(["likwid-bench", "-t", "copy_avx", "-W", f"N:{spec}:{threads}"],
+    out = subprocess.run([likwid, "-t", "copy_avx", "-W", f"N:{spec}:{threads}"],
                          capture_output=True, text=True, check=True).stdout
     size = int(re.search(r"^Size \(Byte\):\s+(\d+)", out, re.M).group(1))
     if abs(size - total) > 1000:
@@ -88,7 +84,7 @@ def within(ratio):
     return TARGET[0] <= ratio <= TARGET[1]
 
 
-def compare_with_likwid(size, pus, runs, figures):
+def compare_with_likwid(likwid, size, pus, runs, figures):
     """Alternating runs of hpcbench and likwid on one core and on all; the
     figures and ratios go into `figures`."""
     print(f"copy bandwidth, {format_size(size)} per array per core, {runs} alternating runs (GB/s; "
@@ -99,9 +95,9 @@ def compare_with_likwid(size, pus, runs, figures):
         for cores in ([pus[0]], pus):
             # Alternate which tool goes first, so drift does not favour one.
             if r % 2 == 0:
-                ours, theirs = hpcbench_copy(size, cores), likwid_copy(size, len(cores))
+                ours, theirs = hpcbench_copy(size, cores), likwid_copy(likwid, size, len(cores))
             else:
-                theirs, ours = likwid_copy(size, len(cores)), hpcbench_copy(size, cores)
+                theirs, ours = likwid_copy(likwid, size, len(cores)), hpcbench_copy(size, cores)
             ratio = ours["hpcbench"] / theirs
             figures["runs"].append({"run": r, "cores": len(cores), **ours, "likwid": theirs, "ratio": ratio,
                                     "in_target": within(ratio)})
@@ -121,8 +117,9 @@ def compare_with_likwid(size, pus, runs, figures):
 def node_characterization_seconds():
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.monotonic()
+        # From the scratch directory: a clone's hpcbench/ in the current one would shadow the installed one.
         proc = subprocess.run([sys.executable, "-m", "hpcbench", "run", "cache", "shared-caches", "memory", "-q",
-                               "-o", os.path.join(tmp, "r.json")], capture_output=True, text=True)
+                               "-o", os.path.join(tmp, "r.json")], capture_output=True, text=True, cwd=tmp)
         wall = time.monotonic() - t0
     if proc.returncode != 0:
         print(proc.stderr, file=sys.stderr)
@@ -130,18 +127,25 @@ def node_characterization_seconds():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs of hpcbench and likwid (default 5)")
     ap.add_argument("--size", type=parse_size, default=None, help="bytes per array (default: hpcbench's)")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--likwid-bench", metavar="PATH", default=os.environ.get("LIKWID_BENCH", "likwid-bench"),
+                    help="likwid-bench to compare with (default: $LIKWID_BENCH, else on PATH)")
+    ap.add_argument("--no-likwid", action="store_true", help="skip the comparison with likwid-bench")
     args = ap.parse_args()
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    likwid = None if args.no_likwid else tool(args.likwid_bench, SCRIPT, "install the Debian package likwid, "
+                                              "give --likwid-bench PATH, or run with --no-likwid")
 
     topo = Topology.load()
     size = args.size or default_array_bytes(topo)
     pus = topo.pu_indexes
     figures = {"array_bytes": size, "runs": [], "pus": pus}
-    if ensure_likwid():
-        compare_with_likwid(size, pus, args.runs, figures)
+    if likwid:
+        compare_with_likwid(likwid, size, pus, args.runs, figures)
 
     wall, rc = node_characterization_seconds()
     figures["node_characterization_s"] = wall

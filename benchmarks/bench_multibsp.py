@@ -7,6 +7,10 @@ prints: its wall time (target: at most 60 s on this 2-core machine), the
 tree with g and L per level and how they vary between runs, and the
 inner-product prediction against measurement per vector size (with r from
 DAXPY as the paper, and with the loop's own rate). Nothing is asserted.
+
+Peer: none beside hpcbench: the prediction is checked against the inner
+product hpcbench times itself, as MBSPDiscover does. Runs the installed
+hpcbench (`python -m hpcbench` with this Python).
 """
 import argparse
 import json
@@ -18,22 +22,26 @@ import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from build_peers import fail
+
+SCRIPT = "bench_multibsp.py"
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--json")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3, help="runs of `hpcbench run multibsp` (default 3)")
+    ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args()
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
     runs = []
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.runs):
             out = os.path.join(tmp, f"m{r}.json")
             t0 = time.monotonic()
+            # From the scratch directory: a clone's hpcbench/ in the current one would shadow the installed one.
             subprocess.run([sys.executable, "-m", "hpcbench", "run", "multibsp", "-q", "-o", out], check=True,
-                           env=env, capture_output=True)
+                           capture_output=True, cwd=tmp)
             wall = time.monotonic() - t0
             with open(out) as f:
                 rec = json.load(f)["benchmarks"][0]["derived"]

@@ -1,6 +1,7 @@
 """Figures for the network degradation benchmarks (issue: Servet 3.0).
 
     sudo python benchmarks/bench_network.py [--runs 3] [--rate 400] [--size 4MiB] [--json out.json]
+                                            [--shift-ref PATH]
 
 Builds the emulated cluster of tools/netcluster.py (4 network namespaces in
 a ring of shaped veth links, MPI over TCP; needs root) and prints, measured
@@ -11,6 +12,13 @@ in this run:
     program with the same pattern (benchmarks/peers/shift_ref.c, compiled
     here with mpicc), runs alternating: target at most 5% lower.
 Nothing is asserted: the script reports what it measured.
+
+Peer: the plain C program is built here from benchmarks/peers/shift_ref.c
+with $MPICC (default mpicc), or given built with --shift-ref PATH. The
+cluster is the repository's tools/netcluster.py, found beside this
+benchmarks/ folder (clone the whole repository). Needs root, iproute2 and
+Open MPI's mpiexec. A missing peer is one line and exit status 2. Runs the
+installed hpcbench.
 """
 import argparse
 import json
@@ -22,44 +30,47 @@ import tempfile
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import netcluster  # noqa: E402
+from hpcbench._validate import parse_size
 
-from hpcbench._validate import parse_size  # noqa: E402
+from build_peers import child_env, fail, from_clone, peer_binary, tool
 
+SCRIPT = "bench_network.py"
 NODES = 4
 
 
-def mpiexec(work, n, *args):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+def mpiexec(netcluster, work, n, *args):
+    """stdout of mpiexec across the emulated nodes, started in `work` (not the
+    current directory, whose hpcbench/ could shadow the installed package)."""
     cmd = ["mpiexec", "-n", str(n), "--map-by", "node", *netcluster.mpiexec_args(2, work), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=900, cwd=work)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip()[-800:])
     return proc.stdout
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3, help="alternating runs of the two programs (default 3)")
     ap.add_argument("--rate", type=float, default=400, help="link rate, Mbit/s")
-    ap.add_argument("--size", type=parse_size, default=4 << 20)
-    ap.add_argument("--json")
+    ap.add_argument("--size", type=parse_size, default=4 << 20, help="bytes per message (default 4MiB)")
+    ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--shift-ref", metavar="PATH", help="a built benchmarks/peers/shift_ref.c (default: build it "
+                                                        "with $MPICC)")
     args = ap.parse_args()
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    netcluster = from_clone("tools/netcluster.py", "netcluster", SCRIPT)
     reason = "needs root" if os.geteuid() != 0 else netcluster.available()
     if reason:
-        sys.exit(f"bench_network.py: the emulated cluster is unavailable: {reason}")
+        fail(SCRIPT, f"the emulated cluster is unavailable: {reason}")
+    tool("mpiexec", SCRIPT, "install Open MPI (Debian: openmpi-bin)")
     work = tempfile.mkdtemp()
-    ref = os.path.join(work, "shift_ref")
-    subprocess.run([os.environ.get("MPICC", "mpicc"), "-O2", "-o", ref, os.path.join(HERE, "peers", "shift_ref.c")],
-                   check=True)
+    ref = peer_binary("shift_ref", args.shift_ref, work, SCRIPT)
     try:
         netcluster.up(NODES, args.rate)
     except (ValueError, netcluster.NetclusterError) as e:
-        sys.exit(f"bench_network.py: {e}")
+        shutil.rmtree(work, ignore_errors=True)
+        fail(SCRIPT, str(e))
     figures = {"runs": [], "rate_mbit": args.rate, "size": args.size}
     try:
         print(f"{NODES} nodes in a ring, {args.rate:g} Mbit/s links, {args.size} byte messages")
@@ -69,7 +80,7 @@ def main():
             got = {}
             for who in order:
                 if who == "c":
-                    out = mpiexec(work, NODES, ref, str(args.size), "20")
+                    out = mpiexec(netcluster, work, NODES, ref, str(args.size), "20")
                     got["c"] = {int(line.split()[0]): float(line.split()[1]) for line in out.strip().splitlines()}
                 else:
                     # distance with one rank per node, like the C program;
@@ -77,7 +88,7 @@ def main():
                     data = {}
                     for bench, n in (("distance", NODES), ("network-access", 2 * NODES)):
                         res = os.path.join(work, f"{bench}{r}.json")
-                        mpiexec(work, n, sys.executable, "-m", "hpcbench", "run", bench, "-q", "--net-size",
+                        mpiexec(netcluster, work, n, sys.executable, "-m", "hpcbench", "run", bench, "-q", "--net-size",
                                 str(args.size), "--net-cap", "2", "-o", res)
                         with open(res) as f:
                             data[bench] = json.load(f)["benchmarks"][0]

@@ -23,6 +23,13 @@ Prints one row per configuration and the mean absolute error and the worst
 error of the model and of the simulation (targets: mean at most 10 %, none
 beyond 20 %). Nothing is asserted: this is a measurement, on a shared
 machine; run it quiet.
+
+Peer: the real wavefront kernel, run by `hpcbench predict wavefront
+--measure` of the installed hpcbench under mpiexec (Open MPI's, on PATH):
+nothing is built. The cluster part uses the repository's
+tools/netcluster.py, found beside this benchmarks/ folder (clone the whole
+repository), and needs root; --local-only skips it. A missing mpiexec is
+one line and exit status 2.
 """
 import argparse
 import json
@@ -32,10 +39,12 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import netcluster  # noqa: E402
+from build_peers import child_env, fail, from_clone, tool
+
+SCRIPT = "bench_predict.py"
+#: netcluster's MIN_BURST (one 1500-byte packet and its headers), here so that
+#: --help and --local-only do not load tools/netcluster.py.
+ONE_PACKET = 1600
 
 #: (grid, procs, H_tile, work): on this machine, at most one rank per core.
 #: Faces stay at or below Open MPI's shared-memory eager limit (4 KiB): a
@@ -53,14 +62,10 @@ CLUSTER = [("64x64x64", "1x2", 1, 4, 2), ("64x64x64", "2x1", 2, 4, 2), ("96x96x3
            ("64x128x32", "2x1", 1, 4, 2), ("32x32x256", "1x2", 4, 4, 2)]
 
 
-def _env() -> dict:
-    return dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1")
-
-
-def _run(cmd: list, timeout: int = 900) -> str:
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout)
+def _run(cmd: list, work_dir: str, timeout: int = 900) -> str:
+    # Started in the work directory: a clone's hpcbench/ in the current one would shadow the installed package.
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(OMPI_MCA_rmaps_base_oversubscribe="1"),
+                          timeout=timeout, cwd=work_dir)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:12])}...: {proc.stderr.strip()[-1200:]}")
     return proc.stdout
@@ -88,19 +93,19 @@ def _row(where: str, grid: str, procs: str, h_tile: int, work: int, out: str) ->
 
 def local(work_dir: str, runs: int) -> list:
     comm = os.path.join(work_dir, "comm-local.json")
-    _run(_local_mpiexec(2) + [sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", comm])
+    _run(_local_mpiexec(2) + [sys.executable, "-m", "hpcbench", "run", "comm", "-q", "-o", comm], work_dir)
     rows = []
     for _ in range(runs):
         for grid, procs, h_tile, work in LOCAL:
             m, n = (int(v) for v in procs.split("x"))
             out = os.path.join(work_dir, f"local-{grid}-{procs}-{h_tile}-{work}.json")
-            _run(_local_mpiexec(m * n) + _predict_args(comm, grid, procs, h_tile, work, out))
+            _run(_local_mpiexec(m * n) + _predict_args(comm, grid, procs, h_tile, work, out), work_dir)
             rows.append(_row("this machine", grid, procs, h_tile, work, out))
             print(_format(rows[-1]), flush=True)
     return rows
 
 
-def cluster(work_dir: str, rate: float, burst: int, runs: int) -> list:
+def cluster(netcluster, work_dir: str, rate: float, burst: int, runs: int) -> list:
     rows = []
     for nodes in sorted({c[4] for c in CLUSTER}):
         netcluster.up(nodes, rate, burst)
@@ -112,14 +117,14 @@ def cluster(work_dir: str, rate: float, burst: int, runs: int) -> list:
             comm = os.path.join(work_dir, f"comm-cluster{nodes}.json")
             # The faces are at most tens of KiB: the profile need not go further.
             _run(launch + ["-n", "2", sys.executable, "-m", "hpcbench", "run", "comm", "-q", "--comm-max", "256KiB",
-                           "-o", comm])
+                           "-o", comm], work_dir)
             for _ in range(runs):
                 for grid, procs, h_tile, work, want in CLUSTER:
                     if want != nodes:
                         continue
                     m, n = (int(v) for v in procs.split("x"))
                     out = os.path.join(work_dir, f"cluster-{grid}-{procs}-{h_tile}-{work}.json")
-                    _run(launch + ["-n", str(m * n)] + _predict_args(comm, grid, procs, h_tile, work, out))
+                    _run(launch + ["-n", str(m * n)] + _predict_args(comm, grid, procs, h_tile, work, out), work_dir)
                     rows.append(_row(f"cluster, {nodes} nodes", grid, procs, h_tile, work, out))
                     print(_format(rows[-1]), flush=True)
         finally:
@@ -165,25 +170,29 @@ def summary(rows: list) -> list:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--local-only", action="store_true", help="skip the emulated cluster")
     parser.add_argument("--rate", type=float, default=100, help="emulated links, Mbit/s (default 100)")
-    parser.add_argument("--burst", type=int, default=netcluster.MIN_BURST,
-                        help=f"emulated links' token bucket, bytes (default {netcluster.MIN_BURST}: one packet)")
+    parser.add_argument("--burst", type=int, default=ONE_PACKET,
+                        help=f"emulated links' token bucket, bytes (default {ONE_PACKET}: one packet)")
     parser.add_argument("--runs", type=int, default=3,
                         help="runs of every configuration; the table gives their medians (default 3)")
     parser.add_argument("--json", default=None, help="write every row here")
     args = parser.parse_args()
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    tool("mpiexec", SCRIPT, "install Open MPI (Debian: openmpi-bin)")
     rows = []
     with tempfile.TemporaryDirectory(prefix="hpcb-predict-") as work_dir:
         os.chmod(work_dir, 0o755)
         rows += local(work_dir, args.runs)
         if not args.local_only:
+            netcluster = from_clone("tools/netcluster.py", "netcluster", SCRIPT)
             why = "needs root" if os.geteuid() != 0 else netcluster.available()
             if why:
                 print(f"emulated cluster skipped: {why}")
             else:
-                rows += cluster(work_dir, args.rate, args.burst, args.runs)
+                rows += cluster(netcluster, work_dir, args.rate, args.burst, args.runs)
     table = pooled(rows)
     if args.runs > 1:
         print(f"medians of {args.runs} runs:")

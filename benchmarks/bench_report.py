@@ -3,7 +3,8 @@ example in under 5 s and under 5 MB, and SVG against PNG for the figures.
 
     python benchmarks/bench_report.py [--runs 5]
 
-Prints, for the largest hpcbench/examples/*-example.json (by bytes):
+Prints, for the largest shipped example *-example.json (by bytes; the
+installed hpcbench.examples):
   * the wall time of `python -m hpcbench report FILE` (a fresh interpreter,
     imports included), median and worst of `runs`, beside its peer in the
     same run, `python -m hpcbench show FILE` (the text summary of the same
@@ -12,9 +13,12 @@ then, in one process, for every shipped example: the time to build its page
 and the page's size; and for every record's figure: the time and bytes of
 SVG (what the report embeds), PNG at 100 dpi and PNG at 200 dpi (what a
 sharp PNG on a high-density screen needs). Nothing is asserted.
+
+Peer: `python -m hpcbench show` of the same file (part of hpcbench: the
+text summary against the HTML page), run with this Python. The figures need
+matplotlib.
 """
 import argparse
-import glob
 import io
 import os
 import resource
@@ -24,35 +28,41 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "hpcbench", "examples", "*-example.json")))
+from build_peers import fail
+
+SCRIPT = "bench_report.py"
 
 
-def wall(args: list, env: dict) -> tuple:
-    """(wall seconds, CPU seconds: user + system) of one command in a fresh interpreter."""
+def examples() -> list:
+    """The paths of the installed package's shipped *-example.json files."""
+    import hpcbench.examples
+    return [hpcbench.examples.path(name) for name in hpcbench.examples.names() if name.endswith("-example.json")]
+
+
+def wall(args: list, cwd: str) -> tuple:
+    """(wall seconds, CPU seconds: user + system) of one command in a fresh interpreter, started
+    in `cwd` (a scratch directory: a clone's hpcbench/ in the current one would shadow the installed one)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "hpcbench", *args], check=True, env=env, capture_output=True)
+    subprocess.run([sys.executable, "-m", "hpcbench", *args], check=True, capture_output=True, cwd=cwd)
     elapsed = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def command_line(runs: int) -> None:
-    largest = max(EXAMPLES, key=os.path.getsize)
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    largest = max(examples(), key=os.path.getsize)
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "report.html")
         report, show = [], []
         for _ in range(runs):             # interleaved: both see the same load on the machine
-            report.append(wall(["report", largest, "-o", page], env))
-            show.append(wall(["show", largest], env))
+            report.append(wall(["report", largest, "-o", page], tmp))
+            show.append(wall(["show", largest], tmp))
         size = os.path.getsize(page)
     r, s = statistics.median(w for w, _ in report), statistics.median(w for w, _ in show)
     rc, sc = statistics.median(c for _, c in report), statistics.median(c for _, c in show)
     worst = max(w for w, _ in report)
-    print(f"largest example: {os.path.relpath(largest, ROOT)} ({os.path.getsize(largest) / 1e6:.2f} MB); "
+    print(f"largest example: {os.path.basename(largest)} ({os.path.getsize(largest) / 1e6:.2f} MB); "
           f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"  hpcbench report: wall median {r:.2f} s, worst {worst:.2f} s over {runs} runs "
           f"(target < 5 s: {'met' if worst < 5 else 'NOT met'}); CPU (user + system) median {rc:.2f} s")
@@ -67,7 +77,7 @@ def in_process() -> None:
     from hpcbench.report import report_html
 
     print("\npages, built in one process (load + figures + HTML):")
-    for path in EXAMPLES:
+    for path in examples():
         start = time.perf_counter()
         text = report_html(hpcbench.load(path))
         print(f"  {os.path.basename(path):<24} {time.perf_counter() - start:6.2f} s  {len(text) / 1e6:6.2f} MB")
@@ -76,7 +86,7 @@ def in_process() -> None:
     print(f"  {'record':<34}{'SVG s':>7}{'SVG kB':>8}{'PNG100 s':>10}{'PNG100 kB':>11}{'PNG200 s':>10}"
           f"{'PNG200 kB':>11}")
     totals = [0.0] * 6
-    for path in EXAMPLES:
+    for path in examples():
         for record in hpcbench.load(path).benchmarks:
             figure = _registry.get(record.name).plot(record)
             row = []
@@ -93,9 +103,11 @@ def in_process() -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="runs of report and of show, interleaved (default 5)")
     args = ap.parse_args()
+    if args.runs < 1:
+        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
     command_line(args.runs)
     in_process()
 

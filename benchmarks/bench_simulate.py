@@ -22,41 +22,40 @@ Prints, measured in this run (nothing is asserted):
 
 64 does not divide 240: the cells of a rank are Nx/n = Ny/m = 3.75, as
 Table 2 takes them (mean work and message sizes per rank). The profile is
-hpcbench/examples/francesca-profile.json when present, else Table 3 written
+the shipped example francesca-profile.json when present, else Table 3 written
 out here. W_g defaults to WG_DEFAULT, an assumption (the paper does not
 print its measured W_g), chosen so that one iteration's simulated time at
 4096 cores is Table 5's dual-core 37.29 s / 729.97 s of its time at 32
 cores (this script's --calibrate prints that ratio for a W_g).
+
+Peer: the paper itself (Tables 3 and 5, Figures 6 and 9); no program is run
+beside the installed hpcbench's simulator.
 """
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from hpcbench.predict._allocate import Machine, allocate  # noqa: E402
-from hpcbench.predict._params import BYTES_PER_VALUE, SWEEP_ORDER  # noqa: E402
-from hpcbench.predict._profile import NetworkProfile, Region  # noqa: E402
-from hpcbench.predict._simulate import event_durations, simulate  # noqa: E402
-from hpcbench.predict._replay import replay  # noqa: E402
-from hpcbench.predict._wavefront_program import build_wavefront  # noqa: E402
-from hpcbench.predict._whatif import parse_what_if  # noqa: E402
+import hpcbench.examples
+from hpcbench.predict._allocate import Machine, allocate
+from hpcbench.predict._params import BYTES_PER_VALUE, SWEEP_ORDER
+from hpcbench.predict._profile import NetworkProfile, Region
+from hpcbench.predict._replay import replay
+from hpcbench.predict._simulate import event_durations, simulate
+from hpcbench.predict._wavefront_program import build_wavefront
+from hpcbench.predict._whatif import parse_what_if
 
 GRID = 240
 ANGLES = 6
 WG_DEFAULT = 9.4e-8          # seconds per cell (all angles): see the module docstring (--calibrate)
-PROFILE_PATH = os.path.join(ROOT, "hpcbench", "examples", "francesca-profile.json")
+PROFILE_NAME = "francesca-profile.json"
 
 
 def table3() -> NetworkProfile:
     """Table 3 of the paper (CSC-Francesca), or the shipped table if present."""
-    if os.path.exists(PROFILE_PATH):
-        return NetworkProfile.from_table(PROFILE_PATH)
+    if PROFILE_NAME in hpcbench.examples.names():
+        return NetworkProfile.from_table(hpcbench.examples.path(PROFILE_NAME))
     us, gb = 1e-6, 1e9
     return NetworkProfile({
         "on-chip": [Region(0, 0.655 * us, 2.70 * gb)],
@@ -152,7 +151,7 @@ def calibrate(wg: float, profile: NetworkProfile) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--wg", type=float, default=WG_DEFAULT, help="W_g, seconds per cell (all angles)")
     ap.add_argument("--cores", default="16,64,256,1024,4096", help="core counts of the Figure 9 table")
     ap.add_argument("--what-if", default=None, help="a what-if for the 4096-rank run, e.g. latency=+50%%")
