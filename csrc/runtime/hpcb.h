@@ -1,16 +1,21 @@
 /* hpcb.h - definitions shared by every part of the hpcbench C core, and the
  * contract every kernel family follows.
  *
- * Layout (calls and includes go one way, top to bottom):
- *   csrc/python/   the only files that include Python.h: argument parsing,
- *                  NumPy buffers, GIL release, exceptions
+ * Layout (calls and includes go one way, top to bottom; docs/architecture.md
+ * names every file):
+ *   csrc/python/   the only files that include Python's headers: argument
+ *                  parsing, NumPy buffers, GIL release, exceptions
  *   csrc/kernels/  timed kernels, plain C (and MPI)
- *   csrc/runtime/  this folder: status codes, rules (why.h), timer, hwloc
- *                  topology and binding, thread teams, phases, memory
+ *   csrc/runtime/  this folder: hpcb.h, status.c (the status codes in words),
+ *                  why.c (rules in words), timer.c, topo.c (hwloc topology
+ *                  and binding), team.c (thread teams), phase.c, memory.c,
+ *                  placement.c (frames and huge pages of a buffer), each .c
+ *                  with its .h but status.c
  *
- * THE KERNEL CONTRACT. A kernel family <f> (traverse, copy, daxpy, p2p,
- * collective, barrier, overlap, contention, shift, hcomm, inner_product)
- * declares, in kernels/<file>.h:
+ * THE KERNEL CONTRACT. A kernel family <f> (traverse, chase, load, copy,
+ * daxpy, p2p, collective, barrier, overlap, contention, shift, hcomm,
+ * inner_product, matrix, wavefront, wavefront_wg) declares, in
+ * kernels/<file>.h:
  *
  *   struct hpcb_<f>_params   every input: sizes, counts, sample counts, and
  *                            where the kernel runs (the MPI_Comm of an MPI

@@ -136,7 +136,7 @@ def cmd_predict(args) -> int:
         return 0
     from ..predict._text import prediction_lines
     for line in prediction_lines(params, placement, inputs.profile, prediction, simulation, measured,
-                                 wg_how, inputs.what_if, sweep_rows):
+                                 wg_how, inputs.what_if, [row.printed() for row in sweep_rows]):
         print(line)
     if args.output is not None:
         _write_json(args.output, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows)
@@ -227,21 +227,47 @@ def _simulate(params, profile, placement, sends: str):
     return simulate(wavefront_program(params), profile, placement, sends=sends)
 
 
+@dataclass(frozen=True)
+class _SweepRow:
+    """One count of --sweep: its time per iteration (seconds), its parallel
+    efficiency, its change against the machine as measured, and the machine
+    it ran on (None when no machine is known), grown when the one given had
+    too few cores."""
+
+    count: int
+    array: str
+    seconds: float
+    efficiency: float
+    change: float
+    machine: Any = None     # Machine, or None
+    grown: bool = False
+
+    def printed(self) -> tuple:
+        """The row as predict/_text.py prints it: the grown machine beside the array."""
+        array = f"{self.array}, machine grown to {self.machine}" if self.grown else self.array
+        return (self.count, array, self.seconds, self.efficiency, self.change)
+
+    def written(self) -> tuple:
+        return (self.count, self.array, self.seconds, self.efficiency, self.change)
+
+
 def _sweep(params, inputs: _Inputs, alloc: str | None, simulated: bool, sends: str) -> list:
-    """(P, array, seconds, efficiency, change) for every count of --sweep
-    (section 6's projections): the time per iteration on the most square
-    array (the grid rounded up to whole blocks: the largest block sets the
-    pace), ranks placed by the strategy on the machine (every pair "other
-    node" when no machine is known); the parallel efficiency against the
-    first count, T(P1) P1 / (T(P) P); and the change against the machine as
-    measured (no what-if) at the same count. By the model, or by the
-    simulation with --simulate."""
+    """A _SweepRow for every count of --sweep (section 6's projections): the
+    time per iteration on the most square array (the grid rounded up to whole
+    blocks: the largest block sets the pace), ranks placed by the strategy on
+    the machine (every pair "other node" when no machine is known), grown in
+    nodes where the count needs more cores than it has (predict/_whatif.py,
+    machine_for); the parallel efficiency against the first count, T(P1) P1 /
+    (T(P) P); and the change against the machine as measured (no what-if,
+    grown alike) at the same count. By the model, or by the simulation with
+    --simulate."""
     from ..predict import Placement, allocate, simulate, square_array, wavefront, wavefront_program
+    from ..predict._whatif import machine_for
 
     def placed(count: int, machine) -> Placement:
         if machine is None:
             return Placement.uniform(count, "other node")
-        return allocate(count, machine, alloc or "node-fill")
+        return allocate(count, machine_for(count, machine), alloc or "node-fill")
 
     def time_of(p, profile, placement, core_speed: float) -> float:
         if simulated:
@@ -258,7 +284,9 @@ def _sweep(params, inputs: _Inputs, alloc: str | None, simulated: bool, sends: s
         t_base = time_of(p, inputs.base_profile, placed(count, inputs.base_machine), 1.0)
         if first is None:
             first = (count, t)
-        rows.append((count, f"{m}x{n}", t, first[1] * first[0] / (t * count), t / t_base - 1.0))
+        machine = machine_for(count, inputs.machine) if inputs.machine is not None else None
+        rows.append(_SweepRow(count, f"{m}x{n}", t, first[1] * first[0] / (t * count), t / t_base - 1.0, machine,
+                              grown=machine is not None and machine != inputs.machine))
     return rows
 
 
@@ -347,7 +375,10 @@ def _write_json(path, params, placement, inputs, prediction, simulation, measure
     from .._atomic import atomic_write_text
     from ..predict._text import prediction_dict
     data = prediction_dict(params, placement, inputs.profile, prediction, simulation, measured, wg_how,
-                           inputs.what_if, sweep_rows)
+                           inputs.what_if, [row.written() for row in sweep_rows])
+    for entry, row in zip(data.get("sweep", []), sweep_rows):    # the machine each count ran on
+        entry["machine"] = str(row.machine) if row.machine is not None else None
+        entry["machine_grown"] = row.grown
     try:
         atomic_write_text(path, json.dumps(data, indent=1) + "\n")
     except OSError as e:

@@ -32,7 +32,7 @@ from ._allocate import Machine
 from ._classes import OTHER_NODE, ClassError, class_of_layer
 from ._profile import NetworkProfile, Region
 
-__all__ = ["KEYS", "Projection", "WhatIf", "WhatIfError", "parse_what_if"]
+__all__ = ["KEYS", "Projection", "WhatIf", "WhatIfError", "machine_for", "parse_what_if"]
 
 #: What a what-if can change.
 KEYS = ("latency", "bandwidth", "core-speed", "cores-per-node", "contention")
@@ -137,6 +137,18 @@ def parse_what_if(text: str) -> WhatIf:
     values["latency_of"] = tuple(values["latency_of"])
     values["bandwidth_of"] = tuple(values["bandwidth_of"])
     return WhatIf(**values)
+
+
+def machine_for(count: int, machine: Machine) -> Machine:
+    """The machine that holds `count` ranks, one per core: `machine` itself
+    when it has the cores, else the same machine grown in nodes (packages per
+    node and cores per package kept) to the smallest number that holds them,
+    ceil(count / cores per node). A sweep over process counts (section 6's
+    projections: Figure 4 goes to 4096 cores) asks for larger counts than
+    the machine measured; the paper grows the machine the same way."""
+    if count <= machine.cores:
+        return machine
+    return Machine(-(-count // machine.cores_per_node), machine.packages_per_node, machine.cores_per_package)
 
 
 def degrade_off_node(profile: NetworkProfile) -> NetworkProfile:
