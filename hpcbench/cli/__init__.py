@@ -89,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        return _runner(args.command)(args)
+        status = _runner(args.command)(args)
+        sys.stdout.flush()      # a closed pipe shows here, not at the interpreter's exit
+        return status
     except UsageError as e:
         if _is_rank_zero():
             print(f"{e}", file=sys.stderr)
@@ -97,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hpcbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `hpcbench show ... | head`: the reader has what it wanted. Quiet, as
+        # other command-line tools are; stdout goes to /dev/null so that the
+        # interpreter's flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # one line for users; the traceback on request
         if os.environ.get("HPCBENCH_DEBUG"):
             raise

@@ -146,11 +146,5 @@ def cmd_show(args) -> int:
         return 0
     from .._tidy import rows, write_csv, write_json
     table = rows(results, _registry.BENCHMARKS)
-    try:
-        (write_csv if args.format == "csv" else write_json)(table, sys.stdout)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # `show --format csv | head`: the reader has what it wanted; quiet, as
-        # other command-line tools are (stdout to /dev/null so exit does not fail again)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    (write_csv if args.format == "csv" else write_json)(table, sys.stdout)
     return 0

@@ -237,14 +237,16 @@ class NetworkProfile:
         {"format": "hpcbench-network-profile", "classes": {"same cache":
         [{"from_bytes": 0, "latency_us": 0.655, "bandwidth_GBps": 2.70}],
         ...}} (GB = 1e9 bytes; the paper's names on-chip, off-processor,
-        off-node are accepted for classes)."""
+        off-node are accepted for classes). `example:NAME` names a shipped
+        example (hpcbench.examples), as it does for results files."""
         source = "table"
         if isinstance(table, str):
             source = table
             try:
-                with open(table, encoding="utf-8") as f:
+                from .. import examples
+                with open(examples.resolve(table), encoding="utf-8") as f:
                     table = json.load(f)
-            except OSError as e:
+            except OSError as e:    # FileNotFoundError from resolve() names the shipped examples
                 raise ProfileError(f"cannot read the profile {source}: {e.strerror or e}") from None
             except ValueError as e:
                 raise ProfileError(f"the profile {source} is not JSON: {e}") from None
