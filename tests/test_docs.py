@@ -115,10 +115,20 @@ def _doc_commands():
         for first, language, body in _shell_blocks(path):
             for number, line in _command_lines(language, body, first):
                 m = INVOCATION.search(line)
-                if m is None:
+                if m is None or not _in_command_position(line[:m.start()]):
                     continue
                 out.append(pytest.param(path, number, line, id=f"{path}:{number}"))
     return out
+
+
+def _in_command_position(before: str) -> bool:
+    """Whether what precedes an invocation leaves it the command that runs:
+    nothing, variable assignments, `timeout`, a launcher and its options, or a
+    command substitution; not `pip install hpcbench` or prose."""
+    words = before.replace("$(", " ").split()
+    if any(os.path.basename(w) in LAUNCHERS or w in ("timeout", "env", "exec") for w in words):
+        return True
+    return all("=" in w for w in words)
 
 
 def _argv(line: str) -> list:
