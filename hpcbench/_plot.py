@@ -8,6 +8,9 @@ from typing import Any
 
 import numpy as np
 
+#: What a figure says when matplotlib is absent: it is the `plot` extra, not a core dependency.
+MATPLOTLIB_MISSING = "figures need matplotlib, which is not installed here: pip install 'hpcbench[plot]'"
+
 
 def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5), height_ratios: list | None = None) -> tuple:
     """(figure, axes array of shape (rows, cols)); size in inches, rows of
@@ -15,7 +18,7 @@ def new_figure(rows: int = 1, cols: int = 1, size: tuple = (9.0, 4.5), height_ra
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError("plotting needs matplotlib (pip install matplotlib)") from None
+        raise ImportError(MATPLOTLIB_MISSING) from None
     fig = Figure(figsize=size, layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False, height_ratios=height_ratios)
     return fig, axes

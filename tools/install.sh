@@ -31,8 +31,12 @@ fi
 
 # Build-time and test dependencies first, then the package itself without
 # build isolation, so it compiles against this environment's NumPy and mpi4py.
-$PYTHON -m pip install -q --disable-pip-version-check "setuptools>=61" wheel "numpy>=1.23" "mpi4py>=3.1" \
-    "scipy>=1.12" "pytest>=7" "matplotlib>=3.10" 2>&1 | grep -v "Running pip as the 'root' user" || true
+# setuptools 77 or later: pyproject.toml's SPDX license (the [build-system]
+# floor, which an install without build isolation does not enforce itself).
+# build: tools/smoke.sh makes the sdist and the wheel with `python3 -m build`.
+# pandas: the tests of Results.to_frame() (the tidy export).
+$PYTHON -m pip install -q --disable-pip-version-check "setuptools>=77" "numpy>=1.23" "mpi4py>=3.1" \
+    "scipy>=1.12" "pytest>=7" "matplotlib>=3.10" "pandas>=2" "build>=1" 2>&1 | grep -v "Running pip as the 'root' user" || true
 $PYTHON -m pip install -q --disable-pip-version-check --no-build-isolation -e . 2>&1 \
     | grep -v "Running pip as the 'root' user" || true
 $PYTHON -c "import hpcbench._core" || { echo "hpcbench install: error: the extension did not build" >&2; exit 1; }

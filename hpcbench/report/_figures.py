@@ -24,7 +24,8 @@ def matplotlib_missing() -> str | None:
     try:
         import matplotlib.figure  # noqa: F401
     except ImportError:
-        return "figures need matplotlib, which is not installed here (pip install matplotlib)"
+        # The same words as hpcbench._plot.MATPLOTLIB_MISSING (not imported: that module imports NumPy).
+        return "figures need matplotlib, which is not installed here: pip install 'hpcbench[plot]'"
     return None
 
 
