@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from . import _core
+from . import _core, _launch
 from ._timer import calibration
 from ._version import __version__
 
@@ -39,8 +39,43 @@ def mpi_facts(comm) -> dict:
             "thread_level": levels.get(MPI.Query_thread(), "unknown")}
 
 
-def collect(topology, comm=None, hosts=None) -> dict:
-    """Everything a reader needs to judge and reproduce the numbers."""
+def launch_facts(binding: list | None = None, environ=None) -> dict:
+    """What the context block records of the launch (hpcbench._launch): the
+    command line, the launcher and its version, each rank's binding
+    (`binding`: the gathered RankBinding.as_dict entries, in rank order),
+    the Slurm job, the MPI-related environment, the kernel, and the CPU
+    frequency governor and turbo state."""
+    launcher = _launch.detect_launcher(environ)
+    facts: dict = {"command_line": _launch.command_line(),
+                   "launcher": {"name": launcher, "version": _launch.launcher_version(launcher, environ)}}
+    if binding:
+        facts["binding"] = binding
+    slurm = _launch.slurm_job(environ)
+    if slurm:
+        facts["slurm"] = slurm
+    facts["mpi_environment"] = _launch.mpi_environment(environ)
+    facts["kernel"] = f"{platform.release()} {platform.version()}"
+    facts["cpu_frequency"] = {"governor": _launch.cpu_governor(), "turbo": _launch.turbo_state()}
+    return facts
+
+
+def rank_binding(comm, host: str) -> dict:
+    """This rank's entry of the context's `binding` list (what
+    hpcbench._launch.bind_ranks did, or the PUs it has if it did not run)."""
+    mine = _launch.my_binding()
+    if mine is None:
+        pus = tuple(_core.thread_binding())
+        mine = _launch.RankBinding(pus, "launcher" if len(pus) == 1 else "none",
+                                   "" if len(pus) == 1 else "not bound to one PU")
+    return mine.as_dict(comm.Get_rank() if comm is not None else 0, host)
+
+
+def collect(topology, comm=None, hosts=None, binding=None) -> dict:
+    """Everything a reader needs to judge and reproduce the numbers;
+    `binding`: every rank's rank_binding, gathered (this process's alone
+    when not given)."""
+    if binding is None:
+        binding = [rank_binding(comm, socket.gethostname())]
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "hpcbench": __version__,
@@ -55,4 +90,5 @@ def collect(topology, comm=None, hosts=None) -> dict:
         "transparent_huge_pages": transparent_huge_pages(),
         "timer": calibration().to_dict(),
         "topology": topology.summary(),
+        **launch_facts(binding),
     }

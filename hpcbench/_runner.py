@@ -68,9 +68,10 @@ def run_suite(names: list[str], options: dict, output: str, comm: Any, topology:
     rank = comm.Get_rank()
     membership = node_membership(comm)
     hosts = comm.gather(socket.gethostname(), root=0)
+    binding = comm.gather(_machine.rank_binding(comm, socket.gethostname()), root=0)
     out = _open_output(comm, output)
     try:
-        results = Results(_machine.collect(topology, comm, sorted(set(hosts or [])))) if out else None
+        results = Results(_machine.collect(topology, comm, sorted(set(hosts or [])), binding)) if out else None
         say = _progress_printer() if rank == 0 and not quiet else None
         base = Context(topology=topology, options=None, timer=calibration(), comm=comm,
                        job=job or Job(comm.Get_size(), 1), earlier={}, run_options=options)

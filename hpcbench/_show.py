@@ -15,7 +15,29 @@ def header(results: Results) -> list:
             f"  timer: {(timer.source if timer else None) or '?'} at "
             f"{(timer.ticks_per_ns if timer else None) or 0:.3f} ticks/ns, overhead "
             f"{(timer.overhead_ns if timer else None) or 0:.0f} ns; transparent huge pages: "
-            f"{ctx.transparent_huge_pages or '?'}", ""]
+            f"{ctx.transparent_huge_pages or '?'}", *launch_lines(ctx), ""]
+
+
+def launch_lines(ctx) -> list:
+    """How the run was launched, in the words that matter for reading the
+    figures: the launcher, where the ranks ran, the CPU frequency policy and
+    the Slurm job. Nothing for files without these keys (before hpcbench
+    recorded them), so old files show as they did."""
+    from ._launch import binding_summary
+    parts = []
+    if ctx.launcher and ctx.launcher.name:
+        parts.append(f"launcher: {ctx.launcher.name}" + (f" ({ctx.launcher.version})" if ctx.launcher.version else ""))
+    if ctx.binding:
+        parts.append(f"binding: {binding_summary(ctx.binding)}")
+    lines = [f"  {'; '.join(parts)}"] if parts else []
+    more = []
+    if ctx.cpu_frequency:
+        more.append(f"CPU governor: {ctx.cpu_frequency.governor or '?'}, turbo: {ctx.cpu_frequency.turbo or '?'}")
+    if ctx.slurm:
+        job = ctx.slurm.get("SLURM_JOB_ID", "?")
+        nodes = ctx.slurm.get("SLURM_JOB_NODELIST")
+        more.append(f"Slurm job {job}" + (f" on {nodes}" if nodes else ""))
+    return lines + ([f"  {'; '.join(more)}"] if more else [])
 
 
 def record_lines(record) -> list:

@@ -11,6 +11,15 @@
 # virtual environment, with mpi4py built against MPICH if installed), and
 # never deleted. hpcbench goes into it as an editable install of the clone,
 # so it is importable there only while the check runs.
+#
+# WORKTREE=1 checks this checkout as it is on disk: the clone of HEAD gets the
+# uncommitted changes and the untracked files git does not ignore.
+# PYTEST_ARGS replaces the pytest arguments (default: the whole suite, -q -ra).
+#
+# After pytest, under MPICH's mpiexec with its default placement (ranks not
+# bound; hpcbench binds them, docs/doctor.md): `hpcbench doctor` on 2 ranks,
+# then a comm profile and `predict wavefront --measure` on 2 ranks; each must
+# exit 0, and doctor's binding lines are printed again at the end.
 set -euo pipefail
 [ -z "${VENV:-}" ] || VENV=$(realpath -m -- "$VENV")     # before the cd below
 cd "$(dirname "$0")/.."
@@ -31,10 +40,20 @@ elif [ ! -O "$venv" ] || [ ! -f "$venv/bin/activate" ]; then
     exit 2
 fi
 # Build in a clone: an in-place build here would replace this tree's extension.
-git clone -q . "$work/src" && cd "$work/src"
+git clone -q . "$work/src"
+if [ "${WORKTREE:-0}" = 1 ]; then
+    git diff --binary HEAD | git -C "$work/src" apply --whitespace=nowarn
+    git ls-files -z --others --exclude-standard | xargs -0 -r cp --parents -t "$work/src"
+fi
+cd "$work/src"
 . "$venv/bin/activate"
 export MPICC=mpicc.mpich
-pip install -q "setuptools>=61" wheel numpy pytest matplotlib
+# The build requirements pyproject.toml states (mpi4py apart: built below, against MPICH).
+python -c 'import tomllib
+with open("pyproject.toml", "rb") as f:
+    print("\n".join(r for r in tomllib.load(f)["build-system"]["requires"] if not r.startswith("mpi4py")))' \
+    > "$work/build-requires.txt"
+pip install -q --upgrade -r "$work/build-requires.txt" wheel numpy pytest matplotlib
 pip install -q --no-binary mpi4py --no-cache-dir mpi4py
 # A reused VENV may hold an mpi4py built against another MPI: pip keeps it.
 python -c 'import sys
@@ -46,4 +65,18 @@ pip install -q --no-build-isolation -e .
 # MPICH's launcher first on PATH; hydra looks for its proxy beside mpiexec.
 mkdir "$work/bin-mpich" && ln -s "$(command -v mpiexec.mpich)" "$work/bin-mpich/mpiexec"
 ln -s "$(command -v hydra_pmi_proxy)" "$work/bin-mpich/hydra_pmi_proxy"
-PATH="$work/bin-mpich:$PATH" python -m pytest -q -ra
+export PATH="$work/bin-mpich:$PATH"
+status=0
+# shellcheck disable=SC2086   # PYTEST_ARGS is a list of words
+python -m pytest ${PYTEST_ARGS:--q -ra} || status=$?
+# MPICH's own defaults: no run-as-root or binding variables of Open MPI matter here.
+run() { echo "+ $*"; timeout 600 "$@"; }
+run mpiexec -n 2 python -m hpcbench doctor | tee "$work/doctor.txt" || { echo "check-mpich.sh: doctor failed"; status=1; }
+run mpiexec -n 2 python -m hpcbench run comm --comm-max 64KiB --comm-cap 0.5 -q -o "$work/comm.json" >/dev/null \
+    || { echo "check-mpich.sh: run comm failed"; status=1; }
+run mpiexec -n 2 python -m hpcbench predict wavefront --results "$work/comm.json" --grid 64 --procs 1x2 --measure \
+    || { echo "check-mpich.sh: predict wavefront --measure failed"; status=1; }
+echo "doctor's binding lines under MPICH:"
+grep -E "launcher|binding" "$work/doctor.txt" || true
+echo "check-mpich.sh: $([ "$status" = 0 ] && echo passed || echo FAILED)"
+exit "$status"

@@ -36,7 +36,6 @@ _GROUPS = {
     "._predict": ("add_predict_parser", {"predict": "cmd_predict"}),
     "._doctor": ("add_doctor_parser", {"doctor": "cmd_doctor"}),
 }
-SUMMARIES.setdefault("doctor", "check this machine and launch: MPI, binding, hwloc, timer, pages, frequency")
 COMMANDS = tuple(name for _, (_, runners) in _GROUPS.items() for name in runners)
 
 

@@ -16,6 +16,7 @@ SUMMARIES = {
     "advise": "turn measured figures into decisions",
     "map": "map processes onto cores from measurements (Servet's weighted selection)",
     "predict": "predict run times from measurements (Hammond et al. 2009)",
+    "doctor": "check this machine and launch: MPI, binding, hwloc, timer, pages, frequency",
 }
 
 

@@ -35,7 +35,11 @@ def thread_level() -> str:
 def start_mpi() -> tuple:
     """Initialise MPI (with HPCBENCH_MPI_THREAD_LEVEL, or single) before
     anything can fail, so that every rank can take part in agreeing on the
-    command line. Returns (COMM_WORLD, the level's usage error or None)."""
+    command line, and bind every rank its launcher left unbound to one PU
+    (hpcbench._launch.bind_ranks; HPCBENCH_NO_BIND=1 keeps the launcher's
+    placement). Every command that starts MPI comes through here: `run`,
+    `predict --measure`, `doctor`. Returns (COMM_WORLD, the level's usage
+    error or None)."""
     import mpi4py
     try:
         level, problem = thread_level(), None
@@ -44,6 +48,9 @@ def start_mpi() -> tuple:
     if "mpi4py.MPI" not in sys.modules:
         mpi4py.rc.thread_level = level
     from mpi4py import MPI
+
+    from .._launch import bind_ranks
+    bind_ranks(MPI.COMM_WORLD)
     return MPI.COMM_WORLD, problem
 
 
