@@ -48,10 +48,15 @@ INVOCATION = re.compile(r"(?:^|[\s(])(?:python3? -m hpcbench|hpcbench)(?=\s|$)")
 SHELL_END = {"|", "||", "&&", ";", ")", ">", ">>", "2>", "&"}
 
 
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
 # ------------------------------------------------------------ generated tables
 
 def test_cli_md_tables_are_what_the_parser_gives():
-    text = open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8").read()
+    text = _read(os.path.join(ROOT, "docs", "cli.md"))
     problems = differences(text)
     assert not problems, f"docs/cli.md is stale: {'; '.join(problems)}. Run `{COMMAND}`"
 
@@ -83,7 +88,7 @@ def test_run_table_carries_the_dataclass_defaults_and_ranges():
 
 def _shell_blocks(path: str):
     """(line number, language, text) of every sh/console/bash block."""
-    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    text = _read(os.path.join(ROOT, path))
     for m in re.finditer(r"^```(sh|console|bash)\n(.*?)^```", text, re.M | re.S):
         yield text[:m.start()].count("\n") + 2, m.group(1), m.group(2)
 
@@ -206,7 +211,7 @@ def test_argv_extraction():
 # ------------------------------------------------------------ lists of files
 
 def _fenced(path: str, first_line: str) -> str:
-    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    text = _read(os.path.join(ROOT, path))
     start = text.index("```\n" + first_line) + 4
     return text[start:text.index("```", start)]
 
@@ -269,13 +274,13 @@ def test_architecture_lists_every_c_file_and_nothing_else():
 def _families_on_disk() -> set:
     families = set()
     for p in glob.glob(os.path.join(ROOT, "csrc", "kernels", "*.h")):
-        text = open(p, encoding="utf-8").read()
+        text = _read(p)
         families |= set(re.findall(r"int hpcb_(\w+)_check\(const struct hpcb_\1_params", text))
     return families
 
 
 def test_hpcb_h_names_every_kernel_family_and_runtime_file():
-    text = open(os.path.join(ROOT, "csrc", "runtime", "hpcb.h"), encoding="utf-8").read()
+    text = _read(os.path.join(ROOT, "csrc", "runtime", "hpcb.h"))
     header = text[:text.index("*/")]
     listed = re.search(r"A kernel family <f> \(([^)]*)\)", header).group(1)
     families = {w.strip() for w in listed.replace("*", " ").replace("\n", " ").split(",")}
