@@ -12,9 +12,17 @@ same for `python -c pass` and `python -c "import numpy"` measured in the same
 run (start-up cannot go below the interpreter, and `show` reads NumPy
 arrays). Nothing is asserted.
 
+Bytecode: `pip install` compiles the package's modules once; an editable
+install writes them on first use, unless PYTHONDONTWRITEBYTECODE is set, in
+which case every start compiles every module again (a third of `show`'s
+time). The script says which case it measured; `env -u
+PYTHONDONTWRITEBYTECODE python benchmarks/bench_startup.py` measures what an
+installed package gives.
+
 Peer: none (the interpreter itself is the control).
 """
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -52,9 +60,13 @@ def main():
                 ("hpcbench --help", [py, "-m", "hpcbench", "--help"], TARGET_S),
                 ("hpcbench list", [py, "-m", "hpcbench", "list"], TARGET_S),
                 (f"hpcbench show {args.results}", [py, "-m", "hpcbench", "show", args.results], TARGET_S)]
+    no_cache = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    print("bytecode cache: " + ("OFF (PYTHONDONTWRITEBYTECODE is set: every start compiles the sources; "
+                                "not what an installed package gives)" if no_cache else "on"))
     print(f"wall time from start to exit, {args.runs} runs each (s)")
     print(f"  {'command':<40} {'median':>7} {'best':>7}  target")
     with tempfile.TemporaryDirectory() as cwd:
+        wall_times(commands[-1][1], 1, cwd)      # a first run writes the bytecode where it may
         for name, argv, target in commands:
             times = wall_times(argv, args.runs, cwd)
             median = statistics.median(times)

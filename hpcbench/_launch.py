@@ -19,6 +19,7 @@ Only the standard library at the top: `hpcbench --help` imports this module.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -157,6 +158,7 @@ class RankBinding:
 
 
 _binding: RankBinding | None = None
+_unbound_pus: tuple | None = None      # what bind_ranks bound this process away from
 
 
 def bind_ranks(comm, environ: Mapping[str, str] | None = None) -> RankBinding:
@@ -168,10 +170,11 @@ def bind_ranks(comm, environ: Mapping[str, str] | None = None) -> RankBinding:
     threads it starts later inherit the PU. A singleton is rank 0 of its
     node and takes the first PU it may use, as under any launcher (the node
     benchmarks bind their own threads; the main thread only waits). Every
-    rank is left as it is when HPCBENCH_NO_BIND is set. A failure to bind is a line on stderr and a rank "not bound",
-    never an exception: the collective part is over by then, so no rank can
-    hang. Calling it again returns the first answer."""
-    global _binding
+    rank is left as it is when HPCBENCH_NO_BIND is set. A failure to bind is
+    a line on stderr and a rank "not bound", never an exception: the
+    collective part is over by then, so no rank can hang. Calling it again
+    returns the first answer, until release_binding()."""
+    global _binding, _unbound_pus
     if _binding is not None:
         return _binding
     from mpi4py import MPI
@@ -192,11 +195,27 @@ def bind_ranks(comm, environ: Mapping[str, str] | None = None) -> RankBinding:
         try:
             bind_process([pu])
             _binding = RankBinding((pu,), "hpcbench")
+            _unbound_pus = tuple(mine)
         except (OSError, ValueError, RuntimeError) as e:
             print(f"hpcbench: rank {comm.Get_rank()} could not bind itself to PU {pu}: {e}; it runs unbound",
                   file=sys.stderr, flush=True)
             _binding = RankBinding(tuple(mine), "none", f"binding to PU {pu} failed: {e}")
     return _binding
+
+
+def release_binding() -> None:
+    """Give the process back the PUs it had before bind_ranks bound it (the
+    CLI's main() calls it when a command ends), so that a caller that runs a
+    command in its own process (a test runner, a notebook) and the programs
+    it starts afterwards are not left on one PU. The next bind_ranks binds
+    again."""
+    global _binding, _unbound_pus
+    if _unbound_pus is not None:
+        from .topology._binding import bind_process
+        # If the system refuses, the process carries on bound: nothing measured depends on it.
+        with contextlib.suppress(OSError, ValueError, RuntimeError):
+            bind_process(list(_unbound_pus))
+    _binding, _unbound_pus = None, None
 
 
 def my_binding() -> RankBinding | None:

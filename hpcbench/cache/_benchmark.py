@@ -255,3 +255,6 @@ class CacheBenchmark(Benchmark):
 
     def tidy(self, record: CacheRecord) -> list:
         return cache_rows(record)
+
+
+BENCHMARK: Benchmark = CacheBenchmark()

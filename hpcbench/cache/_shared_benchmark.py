@@ -161,3 +161,6 @@ class SharedCachesBenchmark(Benchmark):
 
     def tidy(self, record: SharedCachesRecord) -> list:
         return shared_rows(record)
+
+
+SHARED_BENCHMARK: Benchmark = SharedCachesBenchmark()

@@ -110,3 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hpcbench: internal error: {type(e).__name__}: {e} (set HPCBENCH_DEBUG=1 for a traceback)",
               file=sys.stderr)
         return 1
+    finally:
+        # A command run in the caller's own process (a test, a notebook) leaves
+        # it on the PUs it had: the binding was for the command's measurements.
+        launch = sys.modules.get("hpcbench._launch")
+        if launch is not None:
+            launch.release_binding()

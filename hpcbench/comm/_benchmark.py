@@ -266,3 +266,6 @@ class CommBenchmark(Benchmark):
 
     def tidy(self, record: CommRecord) -> list:
         return comm_rows(record)
+
+
+BENCHMARK: Benchmark = CommBenchmark()

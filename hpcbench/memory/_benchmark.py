@@ -136,3 +136,6 @@ class MemoryBenchmark(Benchmark):
 
     def tidy(self, record: MemoryRecord) -> list:
         return memory_rows(record)
+
+
+BENCHMARK: Benchmark = MemoryBenchmark()

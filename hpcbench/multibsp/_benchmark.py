@@ -193,3 +193,6 @@ class MultiBSPBenchmark(Benchmark):
 
     def tidy(self, record: MultiBSPRecord) -> list:
         return multibsp_rows(record)
+
+
+BENCHMARK: Benchmark = MultiBSPBenchmark()

@@ -168,3 +168,7 @@ class NetworkAccessBenchmark(_NetworkBenchmark):
 
     def tidy(self, record: AccessRecord) -> list:
         return access_rows(record)
+
+
+DISTANCE_BENCHMARK: Benchmark = DistanceBenchmark()
+ACCESS_BENCHMARK: Benchmark = NetworkAccessBenchmark()

@@ -109,3 +109,6 @@ class MatrixBenchmark(Benchmark):
 
     def tidy(self, record: MatrixRecord) -> list:
         return matrix_rows(record)
+
+
+BENCHMARK: Benchmark = MatrixBenchmark()
