@@ -20,6 +20,11 @@ ISSUE = ["wavefront", "--profile", TABLE3, "--grid", "240", "--procs", "16x16", 
          "--wg", "3.3e-7", "--what-if", "latency=+50%", "--sweep", "64,256,1024"]
 
 
+def _load(path) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def cli(*argv):
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -48,7 +53,7 @@ def test_the_issues_example_runs_and_says_which_rows_grew(tmp_path):
     path = str(tmp_path / "s.json")
     status, out, err = cli(*ISSUE, "-o", path)
     assert status == 0, err
-    rows = json.load(open(path))["sweep"]
+    rows = _load(path)["sweep"]
     assert [(r["procs"], r["array"], r["machine"], r["machine_grown"]) for r in rows] == [
         (64, "8x8", "64x2x2", False), (256, "16x16", "64x2x2", False), (1024, "32x32", "256x2x2", True)]
     lines = out.splitlines()
@@ -61,7 +66,7 @@ def test_the_issues_example_runs_and_says_which_rows_grew(tmp_path):
 def test_a_grown_row_is_the_model_on_the_grown_machine(tmp_path):
     path = str(tmp_path / "s.json")
     assert cli(*ISSUE, "-o", path)[0] == 0
-    rows = {r["procs"]: r for r in json.load(open(path))["sweep"]}
+    rows = {r["procs"]: r for r in _load(path)["sweep"]}
     table3 = NetworkProfile.from_table(TABLE3)
     projected = table3.scaled(latency=1.5)
     # 1024 ranks: a 32 x 32 array, the 240 grid rounded up to whole blocks of 8 (256), on 256 nodes of 2 x 2.
@@ -72,7 +77,7 @@ def test_a_grown_row_is_the_model_on_the_grown_machine(tmp_path):
     # The change compares with the machine as measured, grown alike.
     assert rows[1024]["change"] == pytest.approx(t / wavefront(params, table3, placement).time - 1, rel=1e-9)
     # Counts that fit keep the machine given: 256 ranks are the prediction itself.
-    data = json.load(open(path))
+    data = _load(path)
     assert rows[256]["time_s"] == pytest.approx(data["model"]["time_s"], rel=1e-12)
     assert rows[1024]["efficiency"] == pytest.approx(rows[64]["time_s"] * 64 / (t * 1024), rel=1e-12)
 
@@ -88,7 +93,7 @@ def test_grown_nodes_talk_off_node(tmp_path):
     status, out, err = cli("wavefront", "--profile", str(table), "--grid", "8", "--procs", "1x1", "--machine",
                            "1x1x1", "--wg", "1e-7", "--sweep", "1,2,3", "-o", path)
     assert status == 0, err
-    rows = json.load(open(path))["sweep"]
+    rows = _load(path)["sweep"]
     assert [(r["machine"], r["machine_grown"]) for r in rows] == [("1x1x1", False), ("2x1x1", True),
                                                                  ("3x1x1", True)]
     status, _, err = cli("wavefront", "--profile", str(table), "--grid", "8", "--procs", "1x2", "--machine", "1x1x2",
