@@ -2,6 +2,7 @@
 known (tests/cachesim.py: the chase kernel over prefixes of one buffer, with
 LRU, tree-PLRU or random replacement and contiguous or random pages), run
 through the same passes, refinement and pooling as the real sweep."""
+import functools
 import math
 
 import cachesim as cs
@@ -17,6 +18,9 @@ from hpcbench.cache._robust import per_size
 ICE_LAKE_LIKE = cs.Machine("48 KiB L1, 1.25 MiB L2", (
     cs.Cache(48 << 10, 12, latency=5, physical=False), cs.Cache(1280 << 10, 20, latency=14)), memory_latency=200)
 MACHINES = {m.name: m for m in cs.PAPER_MACHINES + (ICE_LAKE_LIKE,)}
+#: A simulated sweep takes 1 to 35 s here: the cases over ~3 s (random replacement, which needs more sizes and
+#: refinement, and the 12 MiB L3 of Dunnington) are slow, the rest stay in tools/test.sh --fast.
+SLOW = pytest.mark.slow
 
 
 def simulated_sweep(machine, placement, grid="fine", passes=5, seed=1, extend=True):
@@ -25,6 +29,7 @@ def simulated_sweep(machine, placement, grid="fine", passes=5, seed=1, extend=Tr
     return swept.sizes, per_size(swept.ticks), swept.refined
 
 
+@functools.lru_cache(maxsize=8)      # two tests read the same sweep; it is only read, never changed
 def simulated_passes(machine, placement, grid="fine", passes=5, seed=1, extend=True):
     """What hpcbench.cache.measure does, with the simulator as the chase:
     the base grid up to twice the largest cache, passes in a new order on a
@@ -51,8 +56,9 @@ def levels_of(machine, placement, grid="fine", seed=1, **kw):
     return estimate_levels(sizes, cycles, refined=refined, placement=placement, page_size=machine.page_size, **kw)
 
 
-@pytest.mark.parametrize("policy", cs.POLICIES)
-@pytest.mark.parametrize("name", MACHINES)
+@pytest.mark.parametrize("name, policy", [pytest.param(name, policy, marks=SLOW) if policy == "random" or
+                                          name == "Dunnington" else (name, policy)
+                                          for name in MACHINES for policy in cs.POLICIES])
 def test_contiguous_pages_give_every_size_exactly_by_its_edge(name, policy):
     """Evenly coloured pages: misses begin at the size whatever the policy.
     LRU and tree-PLRU then miss on every access at once; random replacement
@@ -71,7 +77,7 @@ def test_contiguous_pages_give_every_size_exactly_by_its_edge(name, policy):
     assert all(lv.method == "edge" and lv.bracket[0] <= lv.size < lv.bracket[1] for lv in levels)
 
 
-@pytest.mark.parametrize("name", ["Dunnington", "Itanium2 Montvale"])
+@pytest.mark.parametrize("name", [pytest.param("Dunnington", marks=SLOW), "Itanium2 Montvale"])
 def test_the_papers_grid_gives_the_same_edges(name):
     machine = MACHINES[name]
     assert [lv.size for lv in levels_of(machine, "contiguous", grid="servet")] == machine.sizes()
@@ -88,6 +94,7 @@ RANDOM_CASES = [
 ]
 
 
+@SLOW
 @pytest.mark.parametrize("name,policy,grid", RANDOM_CASES)
 def test_random_pages_give_every_size_within_ten_percent(name, policy, grid):
     machine = MACHINES[name].with_policy(policy, otherwise="lru")
@@ -101,6 +108,7 @@ def test_random_pages_give_every_size_within_ten_percent(name, policy, grid):
     assert {lv.policy for lv in levels[1:]} == {"random" if policy == "random" else "lru"}
 
 
+@SLOW
 def test_random_replacement_in_l2_and_l3_is_extended_until_the_l3_levels_off():
     """Dunnington with random replacement under random pages: the L3's rise
     still climbs at twice its size, where the base sweep ends, so the sweep
@@ -122,6 +130,7 @@ def test_random_replacement_in_l2_and_l3_is_extended_until_the_l3_levels_off():
     assert [lv.policy for lv in levels[1:]] == ["random", "random"]
 
 
+@SLOW
 def test_one_rise_holding_two_caches_is_split_where_hwloc_counts_one_more():
     """Dunnington with random replacement in L2 (3 MiB) and L3 (12 MiB)
     under random pages, on the paper's grid: the two rises run together
@@ -159,6 +168,7 @@ def test_one_rise_holding_two_caches_is_split_where_hwloc_counts_one_more():
     assert abs(lower.size - want) <= 0.10 * want, lower
 
 
+@SLOW
 @pytest.mark.parametrize("name,policy,grid", [("Athlon 3200", "random", "fine")])
 def test_a_rise_of_one_cache_is_not_split_even_if_hwloc_counts_more(name, policy, grid):
     """One cache past L1, one rise (wide under random replacement): told

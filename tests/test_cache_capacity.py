@@ -134,6 +134,7 @@ def simulated(machine, placement, passes=5, seed=1):
     return swept, line
 
 
+@pytest.mark.slow       # simulated sweeps of the paper's machines: up to 4 s each
 @pytest.mark.parametrize("name,policy", CASES)
 def test_on_random_pages_the_true_size_lies_between_the_bounds(name, policy):
     machine = MACHINES[name].with_policy(policy, otherwise="lru")

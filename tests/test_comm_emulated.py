@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import netcluster  # noqa: E402
 from test_network_emulated import cluster  # noqa: E402, F401  (the same 4-node ring, up for this module)
 
-pytestmark = pytest.mark.mpi
+pytestmark = [pytest.mark.mpi, pytest.mark.slow]       # the emulated cluster: never in tools/test.sh --fast
 
 
 def test_load_on_the_shared_link_slows_the_echo_and_the_control_does_not(cluster):  # noqa: F811 (the fixture)
@@ -45,10 +45,11 @@ def test_load_on_the_shared_link_slows_the_echo_and_the_control_does_not(cluster
     assert heaviest["load_bandwidth"] > 10e6 and rec["control"]["load_bandwidth"] > 10e6, rec
     # 1 MiB crosses the link in 20 ms: the link's share decides it. 64 KiB crosses it in about a millisecond,
     # where the control's 4 busy processes on the host's CPUs also count: there the shared link must at least
-    # slow the echo twice as much as the control does.
+    # slow the echo twice as much as the control does. The control is the reference measured in the same
+    # run, so a busy host (which slows both) cannot decide the test; how close the control's slowdown comes to
+    # 1 is a figure of the machine (benchmarks/ measures it), not asserted here.
     sizes = rec["sizes"]
     big, mid = sizes.index(1 << 20), sizes.index(65536)
     shared, control = heaviest["slowdown"], rec["control"]["slowdown"]
-    assert shared[big] > 1.3, rec
-    assert 0.8 <= control[big] <= 1.2, rec
+    assert shared[big] > 1.3 and shared[big] > 1.25 * control[big], rec
     assert shared[mid] > 1.3 and shared[mid] > 2 * control[mid], rec

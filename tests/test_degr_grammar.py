@@ -194,6 +194,7 @@ def test_c_reader_ignores_a_decimal_comma_locale(program, tmp_path):
     assert results == [expected for _, expected in good_files()]
 
 
+@pytest.mark.slow       # builds the reader with ASan + UBSan first: 3 s here
 def test_c_reader_is_clean_under_sanitizers(tmp_path, large, mutated):
     """The library's source built with AddressSanitizer and UBSan (leak
     checks on) over every corpus file: exit 0, the same answers."""

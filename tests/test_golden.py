@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,13 +45,13 @@ def unknown_keys(obj, path="record") -> list:
 
 
 def test_there_are_examples_of_every_benchmark():
-    names = {b["name"] for e in EXAMPLES for b in json.load(open(e))["benchmarks"]}
+    names = {b["name"] for e in EXAMPLES for b in json.loads(Path(e).read_text())["benchmarks"]}
     assert names == set(_registry.names())
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=os.path.basename)
 def test_example_round_trips_unchanged(example):
-    data = json.load(open(example))
+    data = json.loads(Path(example).read_text())
     for i, item in enumerate(data["benchmarks"]):
         record = record_from_dict(item, f"benchmarks[{i}]")
         assert type(record) is _registry.record_type(item["name"])
@@ -61,7 +62,7 @@ def test_example_round_trips_unchanged(example):
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=os.path.basename)
 def test_show_matches_the_golden_text(example):
-    expected = open(golden_path(example)).read()
+    expected = Path(golden_path(example)).read_text()
     assert summary(hpcbench.load(example)) == expected
 
 

@@ -3,6 +3,7 @@ way, docs/architecture.md). Built from the source with ast: no module is
 imported, and imports inside functions count as much as those at the top."""
 import ast
 import os
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +34,7 @@ def imported(name: str, path: str, known: dict) -> set:
     x.y where y is a module)."""
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(open(path).read(), path)):
+    for node in ast.walk(ast.parse(Path(path).read_text(), path)):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):

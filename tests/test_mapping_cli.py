@@ -4,6 +4,7 @@ import io
 import os
 import stat
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +37,7 @@ def test_output_file_and_command(tmp_path):
     status, out, err = cli(NETWORK, "-n", "6", "--kind", "memory", "--format", "srun", "-o", path,
                            "--program", "./app -x")
     assert status == 0 and err == ""
-    assert open(path).read().split() == ["hpcb0", "hpcb0", "hpcb1", "hpcb1", "hpcb2", "hpcb3"]
+    assert Path(path).read_text().split() == ["hpcb0", "hpcb0", "hpcb1", "hpcb1", "hpcb2", "hpcb3"]
     assert out.splitlines()[1] == (f"SLURM_HOSTFILE={path} srun --ntasks=6 --distribution=arbitrary "
                                    "--cpu-bind=map_cpu:0,1 ./app -x")
 

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -54,7 +55,7 @@ def run(cmd: list, timeout: int = 180) -> dict:
         assert proc.returncode == 0, proc.stdout + proc.stderr
         seen = {}
         for name in os.listdir(out):
-            rank, host, pus = open(os.path.join(out, name)).read().split()
+            rank, host, pus = Path(os.path.join(out, name)).read_text().split()
             seen[int(rank)] = (host, [int(p) for p in pus.split(",")])
         return seen
     finally:
@@ -130,6 +131,7 @@ exec ip netns exec "$host" unshare --uts sh -c "hostname $host; $*"
 """
 
 
+@pytest.mark.slow       # the emulated cluster (tests/conftest.py checks it)
 @pytest.mark.parametrize("kind", ["memory", "communication"])
 def test_rankfile_across_the_emulated_cluster(cluster, kind):
     mapping = map_processes(NETWORK_EXAMPLE, 6, kind)       # ratNC[2] = 1.8: one per node, then a second
@@ -139,6 +141,7 @@ def test_rankfile_across_the_emulated_cluster(cluster, kind):
     assert seen == expected(mapping)
 
 
+@pytest.mark.slow       # the emulated cluster (tests/conftest.py checks it)
 @pytest.mark.skipif(HYDRA is None, reason="MPICH's hydra (mpiexec.mpich) not installed")
 def test_hydra_across_the_emulated_cluster(cluster):
     mapping = map_processes(NETWORK_EXAMPLE, 6, "communication")

@@ -3,17 +3,19 @@ against the NumPy model (tests/mpi_matrix_check.py), `run matrix` end to
 end, and bad input ending every rank with one line from rank 0."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from test_mpi import MPIEXEC, ROOT, mpirun
 
-pytestmark = [pytest.mark.mpi, pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec on PATH")]
+# A matrix mesh needs at least 4 ranks: every test here is slow.
+pytestmark = [pytest.mark.mpi, pytest.mark.slow, pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec on PATH")]
 
 
 @pytest.mark.parametrize("n", [4, 6])
 def test_matrix_kernels_match_the_model_on_any_communicator(n):
-    proc = mpirun(n, os.path.join(ROOT, "tests", "mpi_matrix_check.py"), timeout=240)
+    proc = mpirun(n, os.path.join(ROOT, "tests", "mpi_matrix_check.py"), timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OK" in proc.stdout
 
@@ -21,9 +23,9 @@ def test_matrix_kernels_match_the_model_on_any_communicator(n):
 def test_matrix_benchmark_end_to_end(tmp_path):
     out = str(tmp_path / "r.json")
     proc = mpirun(4, "-m", "hpcbench", "run", "matrix", "-o", out, "--matrix-dims", "16,32,64,128",
-                  "--matrix-cap", "0.02", timeout=240)
+                  "--matrix-cap", "0.02", timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rec = json.load(open(out))["benchmarks"][0]
+    rec = json.loads(Path(out).read_text())["benchmarks"][0]
     assert rec["name"] == "matrix" and rec["status"] == "ok", rec.get("error")
     assert (rec["parameters"]["rows"], rec["parameters"]["cols"]) == (2, 2)
     kernels = rec["derived"]["kernels"]

@@ -7,7 +7,9 @@ import pytest
 from hpcbench.memory import analyze_scalability, copy_run, measure_scalability, run_aggregate
 from hpcbench.topology import Topology
 
-ARRAY = 8 << 20                   # bytes per array: past L2, quick
+# Bytes per array: past L2, and a copy (2 arrays, several ms) long beside a time slice of this machine's
+# scheduler, so that a member started a slice late by a busy host is a small part of its copy.
+ARRAY = 32 << 20
 BYTES = 2 * ARRAY                 # bytes per copy, STREAM's count
 REPS = 6
 
@@ -33,8 +35,11 @@ def test_starts_and_ends_are_sane(runs):
         # Members start each repetition together: the spread of their
         # starts is a small part of a copy (median over repetitions, so a
         # member descheduled once on this shared machine does not decide).
+        # Half a copy, not a tenth: with a CPU hog beside the test a member
+        # often starts a time slice late. How closely they start on an idle
+        # node is a figure of the machine (benchmarks/ measures it).
         spread = start.max(axis=0) - start.min(axis=0)
-        assert np.median(spread) < 0.1 * np.median(end - start)
+        assert np.median(spread) < 0.5 * np.median(end - start)
 
 
 @pytest.mark.skipif(len(Topology.load().pu_indexes) < 2, reason="needs two PUs")
@@ -44,14 +49,17 @@ def test_two_cores_aggregate_lies_between_the_slowest_rate_and_the_sum(runs):
     aggregate = run_aggregate(BYTES, two.start_ns, two.end_ns)
     own = np.median(two.bandwidth, axis=1)                          # each core's own rate
     # Per repetition the common span is at least each core's own time, so
-    # the aggregate is at most the sum of the rates (up to the medians).
-    assert aggregate <= own.sum() * 1.05
+    # the aggregate is at most the sum of the rates, and so is its median
+    # (not the sum of each core's median: on a busy machine a median of
+    # sums can exceed the sum of medians).
     per_rep = 2 * BYTES / ((two.end_ns.max(axis=0) - two.start_ns.min(axis=0)) * 1e-9)
     assert np.all(per_rep <= two.bandwidth.sum(axis=0) * (1 + 1e-9))
-    # From below: the members start together, so the span is about the
-    # slowest copy, and two arrays moved in it are at least the slowest
-    # core's own rate. (Not the fastest core's own rate: on this KVM guest
-    # one vCPU often copies at under half the other's speed.)
+    assert aggregate <= np.median(two.bandwidth.sum(axis=0)) * (1 + 1e-9)
+    # From below: the members start together (within half a copy, above),
+    # so the span is at most 1.5 times the slowest copy, and two arrays
+    # moved in it are at least 2 / 1.5 times the slowest core's own rate:
+    # 0.9 of it leaves a clear margin. (Not the fastest core's own rate: on
+    # this KVM guest one vCPU often copies at under half the other's speed.)
     assert aggregate >= 0.9 * own.min()
 
 
@@ -59,8 +67,11 @@ def test_scalability_points_from_a_real_run(runs):
     points = analyze_scalability([r.bandwidth for r in runs], BYTES, [r.start_ns for r in runs],
                                  [r.end_ns for r in runs])
     assert [p.cores for p in points] == list(range(1, len(runs) + 1))
-    for p in points:
-        assert p.aggregate is not None and 0 < p.aggregate <= p.total * 1.05
+    for p, run in zip(points, runs):
+        # At most the median of each repetition's sum of rates (by construction, see above); `total`, the
+        # sum of each core's median, is the same on a quiet machine but not on a busy one.
+        assert p.aggregate is not None and 0 < p.aggregate <= np.median(run.bandwidth.sum(axis=0)) * (1 + 1e-9)
+        assert p.total == pytest.approx(np.median(run.bandwidth, axis=1).sum())
 
 
 def test_copy_run_of_one_member_without_warmup():

@@ -2,6 +2,7 @@
 hpcbench/examples/ (no Jupyter kernel needed: the cells run in one namespace)."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -9,15 +10,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 matplotlib = pytest.importorskip("matplotlib")
 
 
+# report.ipynb draws whole reports (5 s here) and simulate.ipynb replays sweeps (a minute): slow.
 @pytest.mark.parametrize("name, produced, figures", [("cache.ipynb", "levels", 3), ("node.ipynb", "scalability", 3),
                                                       ("comm.ipynb", "layers", 4),
                                                       ("network.ipynb", "rat_nc", 2),
                                                       ("multibsp.ipynb", "ratios", 3),
-                                                      ("report.ipynb", "ratios", 0),
+                                                      pytest.param("report.ipynb", "ratios", 0, marks=pytest.mark.slow),
                                                       ("matrix.ipynb", "fits", 1),
                                                       ("mapping.ipynb", "mapping", 1),
                                                       ("predict.ipynb", "errors", 3),
-                                                      ("simulate.ipynb", "improvements", 4)])
+                                                      pytest.param("simulate.ipynb", "improvements", 4,
+                                                                   marks=pytest.mark.slow)])
 def test_notebook_runs(name, produced, figures, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -25,7 +28,7 @@ def test_notebook_runs(name, produced, figures, monkeypatch):
     monkeypatch.chdir(os.path.join(ROOT, "notebooks"))
     monkeypatch.delenv("HPCBENCH_RESULTS", raising=False)
     monkeypatch.setattr(plt, "show", lambda *a, **k: None)
-    nb = json.load(open(name))
+    nb = json.loads(Path(name).read_text())
     namespace = {"__name__": "__main__"}
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":

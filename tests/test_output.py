@@ -128,6 +128,7 @@ def test_the_cli_refuses_to_overwrite_what_is_not_results(tmp_path):
     assert notes.read_text() == "do not lose me"
 
 
+@pytest.mark.slow       # three cache runs at once: 5 s here
 def test_concurrent_runs_on_one_path_one_runs_the_other_is_refused(tmp_path):
     path = str(tmp_path / "r.json")
     env = dict(os.environ, PYTHONPATH=ROOT)
@@ -143,6 +144,7 @@ def test_concurrent_runs_on_one_path_one_runs_the_other_is_refused(tmp_path):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.slow       # a cache run: 4 s here
 def test_a_full_disk_keeps_the_old_file_and_reports_what_was_not_saved(tmp_path):
     """A real small filesystem (tmpfs, root only): the first save cannot fit."""
     mnt = tmp_path / "small"
@@ -170,6 +172,7 @@ def test_a_full_disk_keeps_the_old_file_and_reports_what_was_not_saved(tmp_path)
         subprocess.run(["umount", str(mnt)], capture_output=True)
 
 
+@pytest.mark.slow       # four runs killed at random moments up to 12 s in: 15 s
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_killed_runs_never_lose_results(tmp_path, sig):
     """Runs over an existing results file, killed at random moments: the path
@@ -198,11 +201,11 @@ def test_killed_runs_never_lose_results(tmp_path, sig):
                 assert (tmp_path / "r.json.bak").read_bytes() == old
             time.sleep(0.05)
         proc.send_signal(sig)
-        proc.wait(timeout=60)
+        _, stderr = proc.communicate(timeout=60)        # (reads and closes the pipe: no ResourceWarning)
         # A SIGINT before the interpreter has its handler ends it at once
         # (-SIGINT, nothing written yet); after, it is one line.
         if sig == signal.SIGINT and proc.returncode not in (0, -signal.SIGINT):
-            assert "interrupted" in proc.stderr.read().decode()
+            assert "interrupted" in stderr.decode()
         final = path.read_bytes()
         if final != old:
             assert len(hpcbench.load(str(path)).names()) >= seen

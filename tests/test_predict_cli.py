@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +38,7 @@ def test_prints_the_models_terms_and_writes_them(tmp_path):
     # The same prediction from the API, placed as the CLI says (node fill on 8 nodes of 2 x 2).
     params = WavefrontParams(48, 48, 24, m=4, n=4, wg=3e-7)
     want = wavefront(params, NetworkProfile.from_table(TABLE3), allocate(16, Machine(8, 2, 2), "node-fill"))
-    data = json.load(open(path))
+    data = json.loads(Path(path).read_text())
     assert data["model"]["time_s"] == pytest.approx(want.time, rel=1e-12)
     assert f"predicted time per iteration: {want.time * 1e3:.3f} ms" in out
     assert "node-fill allocation on 8x2x2" in out
@@ -48,7 +49,7 @@ def test_simulation_agrees_with_the_model_and_draws_heat_maps(tmp_path):
     path, plots = str(tmp_path / "p.json"), str(tmp_path / "plots")
     status, out, err = cli("wavefront", *BASE, "--simulate", "-o", path, "--plot", plots)
     assert status == 0, err
-    data = json.load(open(path))
+    data = json.loads(Path(path).read_text())
     model, sim = data["model"]["time_s"], data["simulation"]["total_s"]
     assert abs(sim / model - 1) < 0.05
     per_rank = data["simulation"]["per_rank_s"]
@@ -62,10 +63,10 @@ def test_what_if_latency_up_is_never_faster_and_zero_changes_nothing(tmp_path):
     for change in ("latency=+0%", "latency=+50%", "core-speed=x2"):
         path = str(tmp_path / f"{change}.json")
         assert cli("wavefront", *BASE, "--what-if", change, "-o", path)[0] == 0
-        times[change] = json.load(open(path))["model"]
+        times[change] = json.loads(Path(path).read_text())["model"]
     base_path = str(tmp_path / "base.json")
     cli("wavefront", *BASE, "-o", base_path)
-    base = json.load(open(base_path))["model"]
+    base = json.loads(Path(base_path).read_text())["model"]
     assert times["latency=+0%"]["time_s"] == base["time_s"]
     assert times["latency=+50%"]["time_s"] > base["time_s"]
     assert times["core-speed=x2"]["compute_s"] == pytest.approx(base["compute_s"] / 2, rel=1e-12)
@@ -75,7 +76,7 @@ def test_sweep_gives_efficiency_against_the_first_count(tmp_path):
     path = str(tmp_path / "s.json")
     status, out, _ = cli("wavefront", *BASE, "--sweep", "1,4,16", "-o", path)
     assert status == 0
-    rows = json.load(open(path))["sweep"]
+    rows = json.loads(Path(path).read_text())["sweep"]
     assert [r["procs"] for r in rows] == [1, 4, 16] and [r["array"] for r in rows] == ["1x1", "2x2", "4x4"]
     assert rows[0]["efficiency"] == 1.0 and rows[0]["change"] == 0.0
     # Efficiency is T(1) / (P T(P)), by definition.
@@ -86,13 +87,13 @@ def test_sweep_gives_efficiency_against_the_first_count(tmp_path):
 def test_sweep_changes_are_against_the_machine_as_measured(tmp_path):
     path = str(tmp_path / "w.json")
     assert cli("wavefront", *BASE, "--sweep", "1,4,16", "--what-if", "core-speed=x2", "-o", path)[0] == 0
-    rows = json.load(open(path))["sweep"]
+    rows = json.loads(Path(path).read_text())["sweep"]
     # One process sends nothing: twice the speed is half the time, exactly.
     assert rows[0]["change"] == pytest.approx(-0.5, abs=1e-12)
     # With messages, the network's share does not shrink: less than half off.
     assert all(-0.5 < r["change"] < 0 for r in rows[1:])
     assert cli("wavefront", *BASE, "--sweep", "1,4,16", "--what-if", "latency=+50%", "-o", path, "--simulate")[0] == 0
-    rows = json.load(open(path))["sweep"]
+    rows = json.loads(Path(path).read_text())["sweep"]
     assert rows[0]["change"] == 0.0 and all(r["change"] > 0 for r in rows[1:])
 
 
@@ -149,12 +150,13 @@ def _mpiexec(n, *argv, timeout=300):
                            *argv], capture_output=True, text=True, env=env, timeout=timeout)
 
 
+@pytest.mark.mpi
 def test_measure_runs_the_real_kernel_beside_the_prediction(tmp_path):
     path = str(tmp_path / "m.json")
     proc = _mpiexec(2, "--profile", TABLE3, "--grid", "16x16x8", "--procs", "1x2", "--measure", "--simulate",
                     "--iterations", "2", "-o", path)
     assert proc.returncode == 0, proc.stderr
-    data = json.load(open(path))
+    data = json.loads(Path(path).read_text())
     measured = data["measured"]
     assert measured["verified"] and len(measured["samples_s"]) == 2 and measured["median_s"] > 0
     assert measured["model_error"] == pytest.approx((data["model"]["time_s"] - measured["median_s"])
@@ -163,6 +165,8 @@ def test_measure_runs_the_real_kernel_beside_the_prediction(tmp_path):
     assert proc.stdout.count("measured (the real kernel") == 1          # rank 0 alone prints
 
 
+@pytest.mark.mpi
+@pytest.mark.slow       # 4 s here
 def test_bad_input_under_mpiexec_is_one_line_on_every_rank():
     proc = _mpiexec(2, "--profile", TABLE3, "--grid", "16x16x8", "--procs", "1x4", "--measure", timeout=120)
     assert proc.returncode == 2

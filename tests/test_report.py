@@ -7,7 +7,7 @@ errors or requests, every figure has a size, and a screenshot is saved to
 build/report-screenshots/. Failed and skipped records are said in words;
 two files side by side give the right ratios; bad input is one line and
 exit 2; a benchmark the report has never heard of joins it by the protocol
-alone; whatever the loader accepts, the report draws."""
+alone. Whatever the loader accepts, the report draws: tests/test_fuzz_loader.py."""
 import copy
 import glob
 import html
@@ -17,8 +17,8 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +44,9 @@ EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "hpcbench", "examples", "*-exampl
 SCREENSHOTS = os.path.join(ROOT, "build", "report-screenshots")
 #: Benchmarks whose records this branch taught the report to explain.
 EXPLAINED = {"cache", "shared-caches", "memory", "multibsp", "comm", "distance", "network-access", "matrix"}
+#: The tests of `pages` (drawing every example's report takes 25 s here) and the fuzz corpus's reports: not in
+#: tools/test.sh --fast, whose report tests are the ones below that draw one page each.
+SLOW = pytest.mark.slow
 
 
 def cli(*args):
@@ -67,23 +70,23 @@ def pages(tmp_path_factory):
         name = os.path.basename(path)[:-5]
         target = str(folder / f"{name}.html")
         write_report([path], target)
-        out[name] = (target, open(target).read(), hpcbench.load(path))
+        out[name] = (target, Path(target).read_text(), hpcbench.load(path))
     target = str(folder / "compare.html")
     write_report([example("cache-example.json"), example("node-example.json")], target)
-    out["compare"] = (target, open(target).read(), None)
+    out["compare"] = (target, Path(target).read_text(), None)
     target = str(folder / "nodes.html")
     write_report([many_nodes_file(folder)], target)
-    out["nodes"] = (target, open(target).read(), None)
+    out["nodes"] = (target, Path(target).read_text(), None)
     failed = failed_file(folder)
     target = str(folder / "failed.html")
     write_report([failed], target)
-    out["failed"] = (target, open(target).read(), hpcbench.load(failed))
+    out["failed"] = (target, Path(target).read_text(), hpcbench.load(failed))
     return out
 
 
 def many_nodes_file(folder) -> str:
     """The cache example as if run on 8 nodes, n5's L2 half again as slow."""
-    data = json.load(open(example("cache-example.json")))
+    data = json.loads(Path(example("cache-example.json")).read_text())
     record = data["benchmarks"][0]
     data["context"]["hosts"] = [f"n{i}" for i in range(8)]
     data["benchmarks"] = []
@@ -102,7 +105,7 @@ def many_nodes_file(folder) -> str:
 
 def failed_file(folder) -> str:
     """node-example with shared-caches skipped and memory failed (as the runner writes them)."""
-    data = json.load(open(example("node-example.json")))
+    data = json.loads(Path(example("node-example.json")).read_text())
     for rec in data["benchmarks"]:
         if rec["name"] == "memory":
             for key in ("parameters", "raw", "derived", "units"):
@@ -122,6 +125,7 @@ def failed_file(folder) -> str:
 # ---- every example ---------------------------------------------------------------------------------
 
 
+@SLOW
 @pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
 def test_the_report_of_every_example_holds_every_record(pages, path):
     name = os.path.basename(path)[:-5]
@@ -147,6 +151,7 @@ def test_the_report_of_every_example_holds_every_record(pages, path):
     assert "Open MPI v4.1.4" in text
 
 
+@SLOW
 def test_disagreements_are_marked_red_and_not_repeated_as_warnings(pages):
     _, text, _ = pages["cache-example"]
     red = text.split('class="findings bad"')[1].split("</div>")[0]
@@ -157,6 +162,7 @@ def test_disagreements_are_marked_red_and_not_repeated_as_warnings(pages):
     assert '<span class="bad">  L3 ' in text
 
 
+@SLOW
 def test_the_page_needs_nothing_from_outside(pages):
     for _, text, _ in pages.values():
         assert "default-src 'none'" in text and "<script" not in text and "<link" not in text
@@ -182,6 +188,7 @@ def png_size(data: bytes) -> tuple:
     return struct.unpack(">II", data[16:24])
 
 
+@SLOW
 @pytest.mark.parametrize("name", [os.path.basename(p)[:-5] for p in EXAMPLES] + ["compare", "failed", "nodes"])
 def test_the_page_loads_in_chromium_with_every_figure_shown(pages, browser, name):
     path, text, _ = pages[name]
@@ -235,6 +242,7 @@ def test_the_html_check_finds_what_a_browser_forgives(bad, words):
 # ---- many nodes --------------------------------------------------------------------------------------
 
 
+@SLOW
 def test_many_nodes_get_one_table_and_the_telling_figures(pages):
     """8 cache records: one table of their numbers against the median (n5's
     L2 latency marked), figures for 4 of them (the first, then the most
@@ -254,6 +262,7 @@ def test_many_nodes_get_one_table_and_the_telling_figures(pages):
 # ---- failed and skipped -----------------------------------------------------------------------------
 
 
+@SLOW
 def test_a_failed_or_skipped_benchmark_is_said_in_words(pages):
     _, text, results = pages["failed"]
     assert html_errors(text) == []
@@ -304,17 +313,18 @@ def test_records_pair_by_name_and_node_then_in_order():
 def test_two_files_side_by_side_show_the_ratio_of_every_headline(tmp_path):
     """B is the network example with every bandwidth doubled: ratDist and
     ratNC stay, every bandwidth is x2 and 'better'."""
-    data = json.load(open(example("network-example.json")))
+    data = json.loads(Path(example("network-example.json")).read_text())
     for rec in data["benchmarks"]:
         rec["derived"]["bandwidth"] = {k: 2 * v for k, v in rec["derived"]["bandwidth"].items()}
     b = tmp_path / "faster.json"
     b.write_text(json.dumps(data))
     status, out, err = cli("report", example("network-example.json"), str(b), "-o", str(tmp_path / "cmp.html"))
     assert status == 0, err
-    text = open(tmp_path / "cmp.html").read()
+    text = Path(tmp_path / "cmp.html").read_text()
     assert html_errors(text) == []
     rows = [r for r in text.split("<tr") if "bandwidth at distance 1<" in r]
-    bandwidth = json.load(open(example("network-example.json")))["benchmarks"][0]["derived"]["bandwidth"]["1"]
+    network = json.loads(Path(example("network-example.json")).read_text())
+    bandwidth = network["benchmarks"][0]["derived"]["bandwidth"]["1"]
     assert len(rows) == 1 and ">x2<" in rows[0]
     for value in (bandwidth, 2 * bandwidth):
         assert f">{format_value(value, 'bytes/s')}<" in rows[0]
@@ -336,13 +346,14 @@ def test_the_default_report_goes_beside_the_results():
 
 def _damaged(tmp_path):
     p = tmp_path / "damaged.json"
-    p.write_text(open(example("network-example.json")).read()[:-200])
+    p.write_text(Path(example("network-example.json")).read_text()[:-200])
     return str(p)
 
 
 def _version_2(tmp_path):
     p = tmp_path / "v2.json"
-    p.write_text(open(example("network-example.json")).read().replace('"format_version": 1', '"format_version": 2'))
+    text = Path(example("network-example.json")).read_text()
+    p.write_text(text.replace('"format_version": 1', '"format_version": 2'))
     return str(p)
 
 
@@ -395,7 +406,7 @@ def test_an_existing_report_is_replaced(tmp_path):
     target = str(tmp_path / "r.html")
     write_report([example("network-example.json")], target)
     write_report([example("multibsp-example.json")], target)
-    assert "multibsp" in open(target).read()
+    assert "multibsp" in Path(target).read_text()
 
 
 # ---- run --report -----------------------------------------------------------------------------------
@@ -411,7 +422,7 @@ def test_run_writes_the_report_beside_the_results(tmp_path):
     done = _run("distance", "-q", "-o", "net.json", "--report", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"report written to {tmp_path / 'net.html'}" in done.stdout
-    text = open(tmp_path / "net.html").read()
+    text = Path(tmp_path / "net.html").read_text()
     assert html_errors(text) == [] and 'class="badge skipped"' in text
     assert "network benchmarks need a job on at least 2 nodes" in text
 
@@ -421,7 +432,7 @@ def test_run_refuses_a_report_path_before_measuring(tmp_path):
     done = _run("distance", "-q", "-o", "net.json", "--report", cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "--report" in done.stderr and "never overwritten" in done.stderr
-    assert not (tmp_path / "net.json").exists() and open(tmp_path / "net.html").read() == "not a report"
+    assert not (tmp_path / "net.json").exists() and Path(tmp_path / "net.html").read_text() == "not a report"
 
 
 # ---- the extension point ----------------------------------------------------------------------------
@@ -581,29 +592,5 @@ def test_values_read_with_their_units():
 
 
 # ---- whatever the loader accepts --------------------------------------------------------------------
-
-
-def test_the_report_draws_whatever_the_loader_accepts():
-    """The loader fuzz corpus (tests/test_fuzz_loader.py): every accepted
-    mutant gives a well-formed page with no part missing; figures drawn
-    for one in ten (each costs a few tenths of a second)."""
-    from test_fuzz_loader import mutants
-    failures, accepted = [], 0
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "mutant.json")
-        for name, n, text in mutants():
-            with open(path, "w") as f:
-                f.write(text)
-            try:
-                results = hpcbench.load(path)
-            except hpcbench.ResultsError:
-                continue
-            accepted += 1
-            try:
-                page, views = single_page(results, figures=accepted % 10 == 0)
-            except Exception as e:  # noqa: BLE001 - the point of the test
-                failures.append(f"{name} #{n}: {type(e).__name__}: {e}")
-                continue
-            errors = html_errors(page) + [p for v in views for p in v.problems]
-            failures.extend(f"{name} #{n}: {e}" for e in errors)
-    assert accepted > 50 and not failures, "\n".join(failures[:20])
+# The report of every mutant the loader accepts is checked in tests/test_fuzz_loader.py, in the same loop as
+# `show`, `degr` and `advise`: making and loading the 500 mutants is most of the cost, done once there.

@@ -1,6 +1,7 @@
 """Results files: round trip, atomic writes, and clear errors."""
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,7 +37,7 @@ def test_round_trip(tmp_path):
 
 def test_readers_ignore_unknown_fields(tmp_path):
     path = tmp_path / "r.json"
-    data = json.load(open(os.path.join(EXAMPLES, "cache-example.json")))
+    data = json.loads(Path(os.path.join(EXAMPLES, "cache-example.json")).read_text())
     data["future_field"] = 1
     data["benchmarks"][0]["another"] = 3
     data["benchmarks"][0]["derived"]["levels"][0]["new_key"] = [1, 2]
@@ -51,7 +52,7 @@ def test_readers_ignore_unknown_fields(tmp_path):
 
 
 def test_records_are_typed_and_checked(tmp_path):
-    data = json.load(open(os.path.join(EXAMPLES, "cache-example.json")))
+    data = json.loads(Path(os.path.join(EXAMPLES, "cache-example.json")).read_text())
     rec = hpcbench.load(os.path.join(EXAMPLES, "cache-example.json")).get("cache")
     stored = data["benchmarks"][0]["derived"]["levels"][0]["size"]
     assert isinstance(rec, CacheRecord) and rec.derived.levels[0].size == stored

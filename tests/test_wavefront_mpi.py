@@ -11,7 +11,7 @@ from test_mpi import MPIEXEC, ROOT, mpirun
 pytestmark = [pytest.mark.mpi, pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec on PATH")]
 
 
-@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("n", [2, pytest.param(4, marks=pytest.mark.slow)])
 def test_every_decomposition_matches_the_serial_evaluation(n):
     proc = mpirun(n, os.path.join(ROOT, "tests", "mpi_wavefront_check.py"), timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -9,7 +9,7 @@ PYTHON=${PYTHON:-python3}
 out=build-sanitize
 rm -rf "$out" && mkdir -p "$out/hpcbench"
 HPCB_SANITIZE=1 "$PYTHON" setup.py -q build_ext --build-lib "$out" --build-temp "$out/tmp" --force >/dev/null
-(cd hpcbench && find . -name "*.py" -exec cp --parents {} "../$out/hpcbench/" \;)
+(cd hpcbench && find . -name "*.py" -exec cp --parents -t "../$out/hpcbench/" {} +)   # one cp, not one per file
 ASAN_LIB=$(${MPICC:-mpicc} -print-file-name=libasan.so)
 UBSAN_LIB=$(${MPICC:-mpicc} -print-file-name=libubsan.so)
 export LD_PRELOAD="$ASAN_LIB $UBSAN_LIB"
@@ -22,23 +22,24 @@ cd "$out"
 
 # The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
 # runs without the preload; only the Python ranks get the sanitizer runtimes.
+# (The timeouts catch a hang: 4 to 6 ranks on a loaded 2-core machine take minutes.)
 # (-x is Open MPI's way to pass variables; other MPIs skip this part.)
 mpi_version=$(mpiexec --version 2>&1 || true)   # not piped into grep -q: SIGPIPE + pipefail
 if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
     . "$OLDPWD/tools/mpienv.sh"
     preload=$LD_PRELOAD
     for n in 2 4; do
-        env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
             -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_comm_check.py"
     done
     # The matrix kernels: the 2 x 2 mesh and its sub-communicator, and a 2 x 3 one.
     for n in 4 6; do
-        env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
             -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_matrix_check.py"
     done
     # The wavefront kernel: every array of 2 and 4 ranks, against the serial evaluation, and its faults.
     for n in 2 4; do
-        env -u LD_PRELOAD timeout 300 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
             -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_wavefront_check.py"
     done
 fi
