@@ -4,39 +4,10 @@
  * the single-process W_g measurement (wavefront_wg.c). */
 #include "families.h"
 
-#include <mpi4py/mpi4py.h>
+#include "mpi4py_comm.h"
 
 #include "../kernels/wavefront_solve.h"
 #include "../runtime/hpcb.h"
-
-/* mpi4py's C API, imported on first use: importing mpi4py.MPI initialises
- * MPI (0.4 s with Open MPI), which `import hpcbench._core` alone, as the CLI's
- * list/show/--help do, must not pay. Its function table is per translation
- * unit; the GIL serialises the first call. */
-static int need_mpi4py(void)
-{
-    static int ready = 0;
-    if (!ready) {
-        if (import_mpi4py() < 0)
-            return -1;
-        ready = 1;
-    }
-    return 0;
-}
-
-/* "O&" converter: the MPI_Comm inside a mpi4py communicator (COMM_NULL
- * passes; the kernel's check refuses it, naming "comm"). */
-static int comm_converter(PyObject *obj, void *out)
-{
-    MPI_Comm *comm;
-    if (need_mpi4py() < 0)
-        return 0;
-    comm = PyMPIComm_Get(obj);
-    if (comm == NULL)
-        return 0;
-    *(MPI_Comm *)out = *comm;
-    return 1;
-}
 
 /* The arguments wavefront_times and wavefront_check share, with defaults. */
 struct wave_args {
