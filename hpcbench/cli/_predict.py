@@ -243,9 +243,9 @@ class _SweepRow:
     grown: bool = False
 
     def printed(self) -> tuple:
-        """The row as predict/_text.py prints it: the grown machine beside the array."""
-        array = f"{self.array}, machine grown to {self.machine}" if self.grown else self.array
-        return (self.count, array, self.seconds, self.efficiency, self.change)
+        """The row as predict/_text.py prints it: the grown machine in a note at the end."""
+        note = f"machine grown to {self.machine}" if self.grown else ""
+        return (self.count, self.array, self.seconds, self.efficiency, self.change, note)
 
     def written(self) -> tuple:
         return (self.count, self.array, self.seconds, self.efficiency, self.change)

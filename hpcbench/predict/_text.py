@@ -76,8 +76,9 @@ def prediction_lines(params, placement, profile, prediction, simulation, measure
     if rows:
         lines.append("sweep over process counts ({}):".format("simulation" if simulation is not None else "model"))
         lines.append("  procs  array     time/iter   efficiency  change (what-if against as measured)")
-        for count, array, t, eff, change in rows:
-            lines.append(f"  {count:>5}  {array:<8} {_seconds(t):>11}   {eff * 100:>8.1f} %  {change * 100:+.1f} %")
+        for count, array, t, eff, change, *note in rows:      # note: e.g. the machine grown for this count
+            lines.append(f"  {count:>5}  {array:<8} {_seconds(t):>11}   {eff * 100:>8.1f} %  {change * 100:+.1f} %"
+                         + (f"   ({note[0]})" if note and note[0] else ""))
     return lines
 
 
