@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from ._common import UsageError
+from ._common import SUMMARIES, UsageError
 
 _NAME = "hpcbench doctor"
 
@@ -28,7 +28,6 @@ _INSTALL = (("hwloc", "hwloc (Debian/Ubuntu: apt-get install libhwloc15; to buil
 
 
 def add_doctor_parser(sub) -> None:
-    from ._common import SUMMARIES
     sub.add_parser("doctor", help=SUMMARIES["doctor"],
                    description="Check what a run needs here, one line each (ok, FAIL, info, limit); exit 0 when "
                                "nothing FAILs, 1 otherwise. Under mpiexec, rank 0 prints every rank's binding.")

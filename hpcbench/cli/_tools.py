@@ -15,8 +15,9 @@ def add_tool_parsers(sub):
     sub.add_parser("list", help=SUMMARIES["list"], description="List the benchmarks and the default suite.")
     show = sub.add_parser("show", help=SUMMARIES["show"], description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
-    # The tidy formats are written here, not imported from hpcbench._tidy: `--help` stays light.
-    show.add_argument("--format", choices=("text", "csv", "json"), default="text",
+    # hpcbench._tidy imports only the standard library: naming its formats keeps `show --help` light.
+    from .._tidy import FORMATS
+    show.add_argument("--format", choices=FORMATS, default="text",
                       help="text: the summary (default); csv or json: the tidy export, one row per measured figure "
                            "(benchmark, node, quantity, parameter, parameter_value, value, unit, statistic; "
                            "docs/results-format.md)")
