@@ -20,3 +20,16 @@ class OptionError(ValueError):
 class Skipped(Exception):
     """Raised by a benchmark that cannot run here (one line saying why); the
     run goes on and the record says 'skipped'."""
+
+
+class RunStopped(BaseException):
+    """A signal (SIGTERM from scancel, a batch system's time limit, or
+    mpiexec passing one on) stopped a run. A BaseException, as
+    KeyboardInterrupt is, so that no benchmark's `except Exception` turns
+    it into a failed record and the run goes on. `where` says, once the
+    runner has added it, what the results file holds."""
+
+    def __init__(self, signal_name: str):
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+        self.where = ""

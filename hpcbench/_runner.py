@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _machine, _registry
-from ._errors import Skipped
+from ._errors import RunStopped, Skipped
 from ._nodes import node_membership, quiet_wait
 from ._protocol import Benchmark, Context, Job
 from ._record import Record
@@ -75,6 +75,7 @@ def run_suite(names: list[str], options: dict, output: str, comm: Any, topology:
         say = _progress_printer() if rank == 0 and not quiet else None
         base = Context(topology=topology, options=None, timer=calibration(), comm=comm,
                        job=job or Job(comm.Get_size(), 1), earlier={}, run_options=options)
+        name = ""
         for name in names:
             bench = _registry.get(name)
             if say:
@@ -93,10 +94,25 @@ def run_suite(names: list[str], options: dict, output: str, comm: Any, topology:
             records = comm.gather(record, root=0)
             if out is not None and results is not None:
                 _keep(results, [r for r in records or [] if r is not None], out, name, on_record)
+        if out is not None and out.unsaved:
+            print(_unsaved_line(out), file=sys.stderr, flush=True)
         return results
+    except RunStopped as stop:
+        if out is not None:
+            stop.where = f"while {name} ran; {out.on_disk()}" + (f"; the rest is in {out.fallback}"
+                                                                  if out.unsaved and out.fallback else "")
+        raise
     finally:
         if out is not None:
             out.release()
+
+
+def _unsaved_line(out: OutputFile) -> str:
+    """The run's last word on results that never reached their file."""
+    where = f"they are in {out.fallback}" if out.fallback else \
+        "no fallback folder (working folder, $TMPDIR, $HOME) could take them: they are in the summary below"
+    return (f"hpcbench: the results of {', '.join(out.unsaved)} could not be saved to {out.shown} ({out.error}); "
+            f"{out.on_disk()}; {where}")
 
 
 def _open_output(comm: Any, path: str) -> OutputFile | None:
@@ -127,5 +143,7 @@ def _keep(results: Results, records: list, out: OutputFile, name: str,
         results.path, results.unsaved = out.path, []
     else:
         results.unsaved = list(out.unsaved)
-        print(f"hpcbench: could not save {out.shown} after {name}: {out.error}; the last good file is kept and "
+        elsewhere = f"the results so far are in {out.fallback}" if out.fallback else \
+            "no fallback folder could take them either (they are in the summary at the end)"
+        print(f"hpcbench: could not save {out.shown} after {name}: {out.error}; {out.on_disk()}; {elsewhere}; "
               "the next save tries again", file=sys.stderr, flush=True)

@@ -220,8 +220,19 @@ def test_missing_and_unreadable_files(program, tmp_path):
     assert c_read(program, [missing, folder])[0] == [-1, -1]
     with pytest.raises(ValueError, match="not found"):
         read_degradation_file(missing)
-    with pytest.raises(ValueError, match="cannot be read"):
+    with pytest.raises(ValueError, match="is a directory"):
         read_degradation_file(folder)
+
+
+def test_fifo_is_refused_by_both_readers(program, tmp_path):
+    """A FIFO named as the degradation file: ENOFILE in C and one line in
+    Python, at once (opened non-blocking and checked with fstat), not a
+    wait for a writer that never comes."""
+    fifo = str(tmp_path / "pipe.degr")
+    os.mkfifo(fifo)
+    assert c_read(program, [fifo])[0] == [-1]
+    with pytest.raises(ValueError, match="is a FIFO, not a regular file"):
+        read_degradation_file(fifo)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="address-space limits as Linux has them")

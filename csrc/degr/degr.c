@@ -13,12 +13,19 @@
  * ["." DIGITS] [("e"|"E") ["+"|"-"] DIGITS], rounded to a normal finite
  * double; the first value of a table is exactly 1.
  *
- * Plain C99, no dependencies, so that any application can link it. The
+ * Plain C99 and POSIX (open, fstat), no dependencies, so that any
+ * application can link it. Only a regular file is read: it is opened
+ * with O_NONBLOCK and checked with fstat first, so a FIFO or a device
+ * named by mistake or by malice gives HPCB_DEGR_ENOFILE, not a hang. The
  * whole file is read into memory (no line length limit below the file's);
  * numbers are handed to strtod without a decimal point, so the caller's
  * locale (setlocale with a decimal comma) changes nothing. */
+#define _POSIX_C_SOURCE 200809L
 #include "hpcb_degr.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,9 +71,23 @@ static int read_file(const char *path, struct text *t)
 {
     t->data = NULL;
     t->size = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return HPCB_DEGR_ENOFILE;
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        close(fd);
+        return HPCB_DEGR_ENOFILE;
+    }
+    if ((unsigned long long)info.st_size > (unsigned long long)MAX_FILE_BYTES) {
+        close(fd);
+        return HPCB_DEGR_EFORMAT;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return HPCB_DEGR_ENOFILE;
+    }
     size_t cap = 0;
     int rc = HPCB_DEGR_OK;
     for (;;) {

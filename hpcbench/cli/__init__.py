@@ -20,6 +20,7 @@ import importlib
 import os
 import sys
 
+from .._terminal import SafeStream
 from .._version import __version__
 from ._common import SUMMARIES, Parser, UsageError
 
@@ -76,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (default sys.argv[1:]); returns the exit
     status: 0, 1 when a benchmark failed, 2 for usage errors."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    streams = sys.stdout, sys.stderr
+    if streams[0] is not None and streams[1] is not None:     # None: the process was started without them
+        sys.stdout, sys.stderr = SafeStream(streams[0]), SafeStream(streams[1])   # hpcbench._terminal
     try:
         command = argv[0] if argv and argv[0] in COMMANDS else ""
         parser = build_parser(command)
@@ -102,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         # `hpcbench show ... | head`: the reader has what it wanted. Quiet, as
         # other command-line tools are; stdout goes to /dev/null so that the
         # interpreter's flush at exit does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), streams[0].fileno())
         return 0
     except Exception as e:  # one line for users; the traceback on request
         if os.environ.get("HPCBENCH_DEBUG"):
@@ -111,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     finally:
+        sys.stdout, sys.stderr = streams
         # A command run in the caller's own process (a test, a notebook) leaves
         # it on the PUs it had: the binding was for the command's measurements.
         launch = sys.modules.get("hpcbench._launch")

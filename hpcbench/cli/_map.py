@@ -32,53 +32,53 @@ def add_map_parser(sub) -> None:
                    help="OS indexes of the PUs the job may use on every node, e.g. 0-5,8-13 (default all)")
     p.add_argument("--topology", default=None, metavar="XML",
                    help="the nodes' hwloc topology (lstopo file.xml; default: the one in the results)")
+    p.add_argument("--force", action="store_true",
+                   help="let -o replace an existing file that hpcbench map did not write (never a results file, a "
+                        "link, a device or a FIFO)")
     p.add_argument("--program", default=None, metavar="CMD",
                    help="the program and its arguments, for the printed command line")
 
 
-def _is_results_file(path: str) -> bool:
+def _check_output(path: str, inputs: list, force: bool) -> None:
+    """-o may name a new file or one `map` wrote (anything else only with
+    --force, and never a results file, a link, a device or a FIFO)."""
+    from .._files import check_target
+    from .._output import is_results_file
+    from ..mapping import is_map_file
+    if path.strip() and (is_results_file(path) or any(_same_file(path, r) for r in inputs)):
+        raise ValueError(f"-o {path} is a results file; it is not overwritten")
+    check_target(path, "-o", is_map_file, force=force, what="a launcher file hpcbench map wrote")
+
+
+def _same_file(a: str, b: str) -> bool:
     try:
-        with open(path, "rb") as f:
-            head = f.read(512)
+        return os.path.samefile(a, b)
     except OSError:
         return False
-    return head.lstrip().startswith(b"{") and b'"hpcbench-results"' in head
 
 
-def _check_output(path: str, inputs: list) -> None:
-    if not path.strip():
-        raise ValueError("-o must name a file")
-    if os.path.isdir(path):
-        raise ValueError(f"-o {path} is a directory")
-    if os.path.exists(path) and (any(os.path.exists(r) and os.path.samefile(path, r) for r in inputs)
-                                 or _is_results_file(path)):
-        raise ValueError(f"-o {path} is a results file; it is not overwritten")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"-o {path}: no such directory {folder}")
+def _hosts(text: str) -> list:
+    from ..mapping import check_host_name
+    return [check_host_name(h.strip(), "--hosts") for h in text.split(",")]
 
 
 def cmd_map(args) -> int:
-    from .._atomic import atomic_write_text
+    from .._files import write_file
     from .._results import ResultsError
     from ..mapping import launch, map_processes
     from ..topology import Topology
 
     try:
         if args.output is not None:
-            _check_output(args.output, args.results)
-        hosts = None
-        if args.hosts is not None:
-            hosts = [h.strip() for h in args.hosts.split(",")]
+            _check_output(args.output, args.results, args.force)
+        hosts = _hosts(args.hosts) if args.hosts is not None else None
         topology = Topology.from_xml(args.topology) if args.topology is not None else None
         mapping = map_processes(args.results, args.nprocs, args.kind, hosts=hosts, pus=args.pus, topology=topology)
         kwargs = {"program": args.program} if args.program else {}
         plan = launch(mapping, args.fmt, args.output, **kwargs)
         if args.output is not None:
-            try:
-                atomic_write_text(args.output, plan.text)
-            except OSError as e:
-                raise ValueError(f"cannot write {args.output}: {e.strerror or e}") from None
+            _check_output(args.output, args.results, args.force)     # again: it may have changed meanwhile
+            write_file(args.output, plan.text, "launcher file", None)
     except (ResultsError, ValueError) as e:
         raise UsageError(f"hpcbench map: {e}") from None
     if args.output is None:

@@ -3,9 +3,12 @@ suite, print the summary, and write the degradation file beside the results."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 
+from .._errors import RunStopped
 from .._nodes import count_nodes
 from .._protocol import Job
 from ._agree import agree, same_command_line
@@ -86,15 +89,18 @@ def cmd_run(args) -> int:
         for note in deprecation_notes(args):
             print(note, file=sys.stderr)
     try:
-        results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet, job=job)
+        with stop_on_signals():
+            results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet, job=job)
     except ValueError as e:
         raise UsageError(f"hpcbench run: {e}") from None
+    except RunStopped as stop:
+        if comm.Get_rank() == 0:
+            print(f"hpcbench run: stopped by {stop.signal_name} {stop.where or 'before anything was measured'}",
+                  file=sys.stderr, flush=True)
+        return 128 + int(signal.Signals[stop.signal_name])
     if isinstance(results, Results):
         sys.stdout.write(summary(results))
-        if results.unsaved:
-            print(f"hpcbench: the results of {', '.join(results.unsaved)} could not be saved to {args.output} "
-                  "(they are in the summary above)", file=sys.stderr)
-        else:
+        if not results.unsaved:
             print(f"results written to {args.output}")
             write_degradation(results, args.output)
         if args.report:        # also when a save failed: the page keeps what was measured
@@ -105,9 +111,37 @@ def cmd_run(args) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def stop_on_signals():
+    """SIGTERM (scancel, a batch time limit, mpiexec passing it on) and
+    SIGHUP stop the run with RunStopped, so that the runner can say what is
+    on disk before the process ends; the default handlers come back after.
+    Python runs the handler when the main thread is next between bytecodes:
+    after the C kernel or MPI call in progress returns."""
+    def stop(signum, frame):
+        raise RunStopped(signal.Signals(signum).name)
+    wanted = (signal.SIGTERM, signal.SIGHUP)
+    try:
+        before = {s: signal.signal(s, stop) for s in wanted}
+    except ValueError:          # not the main thread (a script's worker): leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def _checked(args, topology, job, writes: bool = True) -> tuple:
     names = selected(args, job)
     options = checked_options(args, names, topology, job)
+    if writes:      # here, so that a bad -o is the one line (no deprecation note before it)
+        from .._output import OutputError, check_output_path
+        try:
+            check_output_path(args.output)
+        except OutputError as e:
+            raise UsageError(f"hpcbench run: {e}") from None
     if args.report and writes:        # the rank that writes checks where the report goes
         check_run_report(args.output)
     return names, options

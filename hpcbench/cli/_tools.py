@@ -26,6 +26,9 @@ def add_tool_parsers(sub):
                           description="Write the text file the C API (hpcb_load_degr_info) reads.")
     degr.add_argument("results", metavar="RESULTS.json")
     degr.add_argument("-o", "--output", default=None, help="degradation file (default: RESULTS.degr)")
+    degr.add_argument("--force", action="store_true",
+                      help="replace an existing file that is not a degradation file (never a link, a device or a "
+                           "FIFO)")
 
     config = sub.add_parser("config", help=SUMMARIES["config"],
                             description="Print the flags to compile and link a C program against libhpcbdegr.")
@@ -55,10 +58,8 @@ def cmd_degr(args) -> int:
     from ..network import degradation_path, export_from_results
     try:
         results = load(args.results)
-        if args.output is not None and not args.output.strip():
-            raise ValueError("-o must name a file")
         path = args.output if args.output is not None else degradation_path(args.results)
-        rat_dist, rat_nc = export_from_results(results, path)
+        rat_dist, rat_nc = export_from_results(results, path, force=args.force)
     except (ResultsError, ValueError, OSError) as e:
         raise UsageError(f"hpcbench degr: {e}") from None
     print(f"ratDist for distances 1..{len(rat_dist)}, ratNC for 1..{len(rat_nc)} processes per node written to {path}")

@@ -21,7 +21,7 @@ extern "C" {
 
 enum hpcb_degr_status {
     HPCB_DEGR_OK = 0,
-    HPCB_DEGR_ENOFILE = -1,   /* the file does not exist or cannot be read */
+    HPCB_DEGR_ENOFILE = -1,   /* the file does not exist, cannot be read or is not a regular file */
     HPCB_DEGR_EFORMAT = -2,   /* not a degradation file, damaged, or over 64 MiB */
     HPCB_DEGR_ERANGE = -3,    /* a distance or processes-per-node value outside what was measured */
     HPCB_DEGR_ENOMEM = -4,

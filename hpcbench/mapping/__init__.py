@@ -11,12 +11,13 @@ A decision, not a benchmark: it reads the typed records (hpcbench.load)
 and never measures. See docs/mapping.md.
 """
 from ._advice import advise_per_node
-from ._launch import FORMATS, Launch, launch
+from ._launch import FORMATS, Launch, check_host_name, is_map_file, launch
 from ._plot import mapping_figure, plot_mapping
 from ._result import (Choice, MappedNode, NodeLevels, PerNodeAdvice, ProcessMapping, RuleSource, RuleUpdate)
 from ._select import map_processes
 from ._weights import KINDS, Weights, weights_for
 
 __all__ = ["FORMATS", "KINDS", "Choice", "Launch", "MappedNode", "NodeLevels", "PerNodeAdvice", "ProcessMapping",
-           "RuleSource", "RuleUpdate", "Weights", "advise_per_node", "launch", "map_processes", "mapping_figure",
+           "RuleSource", "RuleUpdate", "Weights", "advise_per_node", "check_host_name", "is_map_file",
+           "launch", "map_processes", "mapping_figure",
            "plot_mapping", "weights_for"]

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from .._atomic import atomic_write_text
+from .._files import read_file, write_file
 
 MAGIC = "hpcbench-degradation"
 VERSION = 1
@@ -104,11 +104,20 @@ def format_degradation(rat_dist: Mapping, rat_nc: Mapping, comments: Iterable[st
     return text
 
 
-def write_degradation_file(path: str, rat_dist: Mapping, rat_nc: Mapping, comments: Iterable[str] = ()) -> None:
+def is_degradation_text(head: bytes) -> bool:
+    """True if a file's first bytes start like a degradation file."""
+    return head.startswith(f"{MAGIC} ".encode())
+
+
+def write_degradation_file(path: str, rat_dist: Mapping, rat_nc: Mapping, comments: Iterable[str] = (),
+                           force: bool = False) -> None:
     """Write ratDist and ratNC ({key: ratio}, keys 1..n, ratio[1] = 1) and
-    comment lines; ValueError before anything is written if they break the
-    grammar. Atomic write (temporary file, then rename)."""
-    atomic_write_text(path, format_degradation(rat_dist, rat_nc, comments))
+    comment lines; ValueError (one line) before anything is written if they
+    break the grammar, or if `path` is a link, not a regular file, or (unless
+    `force`) an existing file that is not a degradation file
+    (hpcbench._files). Atomic write (temporary file, then rename)."""
+    write_file(path, format_degradation(rat_dist, rat_nc, comments), "degradation file", is_degradation_text,
+               force=force, what="an hpcbench degradation file")
 
 
 # ---------------------------------------------------------------- reading
@@ -120,16 +129,7 @@ def _brief(thing: object, limit: int = 40) -> str:
 
 
 def _read_bytes(path: str) -> bytes:
-    if not os.path.exists(path):
-        raise ValueError(f"degradation file not found: {path}")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ValueError(f"degradation file {path} cannot be read: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than the limit of {MAX_FILE_BYTES} bytes")
-    return data
+    return read_file(path, "degradation file", MAX_FILE_BYTES)
 
 
 def _lines(path: str, data: bytes) -> list:
@@ -238,12 +238,13 @@ def _ascii(text: str) -> str:
     return text.encode("unicode_escape").decode("ascii")
 
 
-def export_from_results(results: RatioSource, path: str) -> tuple:
-    """Write the degradation file of a Results object; returns (ratDist, ratNC)."""
+def export_from_results(results: RatioSource, path: str, force: bool = False) -> tuple:
+    """Write the degradation file of a Results object (write_degradation_file,
+    `force` as there); returns (ratDist, ratNC)."""
     rat_dist, rat_nc = results.network_dist_ratios, results.network_access_ratios
     if not rat_dist and not rat_nc:
         raise ValueError("these results have neither a distance nor a network-access benchmark that finished")
     comments = [f"from {results.path or 'a results file'} of {results.context.get('date', '?')}",
                 f"hosts: {', '.join(results.context.get('hosts', []))}"]
-    write_degradation_file(path, rat_dist, rat_nc, [_ascii(c) for c in comments])
+    write_degradation_file(path, rat_dist, rat_nc, [_ascii(c) for c in comments], force=force)
     return rat_dist, rat_nc

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass
 
-from .._atomic import atomic_write_text
-from .._output import check_file_target
+from .._files import check_target, read_head, write_file
 from .._results import Results, ResultsError, load
 from ._compare import comparison_page
 from ._page import GENERATOR, counts, single_page
@@ -41,47 +39,36 @@ def default_report_path(results_paths: list) -> str:
     return os.path.join(folder, "-vs-".join(stems) + ".html")
 
 
-def is_report(path: str) -> bool:
-    """True if the file starts like a page this command writes."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(_HEAD)
-    except OSError:
-        return False
+def looks_like_report(head: bytes) -> bool:
+    """True if a file's first bytes are those of a page this command writes."""
     return f'<meta name="generator" content="{GENERATOR}">'.encode() in head
+
+
+def is_report(path: str) -> bool:
+    """True if `path` is a regular file that starts like a page this command writes."""
+    head = read_head(path, _HEAD)
+    return head is not None and looks_like_report(head)
 
 
 def check_report_path(path: str, results_paths: tuple = ()) -> str:
     """The absolute path a report may be written to, or ReportError naming
     what is wrong: no name, a directory, a missing or read-only folder, one
-    of the results files, or an existing file that is not a report."""
-    full = check_file_target(path, "report", ReportError)
-    if any(os.path.abspath(p) == full for p in results_paths):
+    of the results files, a link, or an existing file that is not a report
+    (hpcbench._files.check_target)."""
+    if isinstance(path, str) and path.strip() and \
+            any(os.path.abspath(p) == os.path.abspath(path) for p in results_paths):
         raise ReportError(f"the report would overwrite the results file {path}; choose another name with -o")
-    if os.path.lexists(full):
-        try:
-            info = os.stat(full)
-        except OSError as e:
-            raise ReportError(f"cannot use {path} for the report: {e.strerror}") from None
-        if not stat.S_ISREG(info.st_mode):
-            raise ReportError(f"{path} exists and is not a regular file; choose another report name with -o")
-        if not is_report(full):
-            raise ReportError(f"{path} exists and is not an hpcbench report; it is never overwritten: choose "
-                              "another name with -o or move it away")
-        if not os.access(full, os.W_OK):
-            raise ReportError(f"cannot write the report {path}: the file is read-only")
+    full = check_target(path, "report", looks_like_report, error=ReportError, what="an hpcbench report")
+    if os.path.lexists(full) and not os.access(full, os.W_OK):
+        raise ReportError(f"cannot write the report {path}: the file is read-only")
     return full
 
 
 def format_version(path: str) -> int | None:
     """The format version a results file declares at its start (where
     hpcbench writes it), or None where it cannot be read there."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(_HEAD)
-    except OSError:
-        return None
-    found = _VERSION.search(head)
+    head = read_head(path, _HEAD)
+    found = _VERSION.search(head) if head is not None else None
     return int(found.group(1)) if found else None
 
 
@@ -94,11 +81,9 @@ def check_versions(paths: list) -> None:
 
 
 def save(text: str, path: str) -> None:
-    """Write the page atomically; ReportError (one line) if it cannot be."""
-    try:
-        atomic_write_text(path, text)
-    except OSError as e:
-        raise ReportError(f"cannot write the report {path}: {e.strerror or e}") from None
+    """Write the page atomically (checked again first: the path may have
+    changed while the page was drawn); ReportError (one line) if it cannot be."""
+    write_file(path, text, "report", looks_like_report, error=ReportError, what="an hpcbench report")
 
 
 def write_report(results_paths: list, output: str | None = None, figures: bool = True) -> Written:
