@@ -39,6 +39,7 @@ from ._atomic import atomic_write_text
 
 #: Bytes read to recognise a file's kind.
 HEAD_BYTES = 4096
+_FORCE_HINT = "choose another name, move it away or give --force"
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
@@ -109,13 +110,14 @@ def _size(n: int) -> str:
 
 
 def check_target(path: str, noun: str, owned: Callable[[bytes], bool] | None, force: bool = False,
-                 error: type[ValueError] = ValueError, what: str = "") -> str:
+                 error: type[ValueError] = ValueError, what: str = "", hint: str = _FORCE_HINT) -> str:
     """The absolute path an output called `noun` may be written to, or
     `error` (one line): no name, a directory, a missing or read-only folder,
     a symbolic link, an existing file that is not a regular file, or, unless
     `force`, a regular file whose first bytes `owned` does not recognise
     (`what` names the kind in the message, e.g. "an hpcbench report";
-    `owned=None` accepts any regular file)."""
+    `owned=None` accepts any regular file; `hint` ends that message: say
+    --force only where the command has it)."""
     if not isinstance(path, str) or not path.strip():
         raise error(f"the {noun} name must not be empty")
     if path.endswith(os.sep) or os.path.isdir(path):
@@ -141,17 +143,16 @@ def check_target(path: str, noun: str, owned: Callable[[bytes], bool] | None, fo
         head = read_head(full)
         if head is None or not owned(head):
             kind = what or f"a file hpcbench wrote as {noun}"
-            raise error(f"{path} exists and is not {kind}; it is never overwritten: choose another name, "
-                        "move it away or give --force")
+            raise error(f"{path} exists and is not {kind}; it is never overwritten: {hint}")
     return full
 
 
 def write_file(path: str, text: str, noun: str, owned: Callable[[bytes], bool] | None, force: bool = False,
-               error: type[ValueError] = ValueError, what: str = "") -> str:
+               error: type[ValueError] = ValueError, what: str = "", hint: str = _FORCE_HINT) -> str:
     """Check `path` as check_target does, then replace it atomically with
     `text` (UTF-8); returns the absolute path. `error` (one line) if the
     target is refused or cannot be written; the old file is then untouched."""
-    full = check_target(path, noun, owned, force, error, what)
+    full = check_target(path, noun, owned, force, error, what, hint)
     try:
         atomic_write_text(full, text)
     except OSError as e:

@@ -35,7 +35,6 @@ import errno
 import fcntl
 import json
 import os
-import signal
 import stat
 
 from ._atomic import atomic_write_text, sweep_temporaries
@@ -62,14 +61,15 @@ def check_output_path(path: str) -> str:
     """The absolute path, or OutputError naming what is wrong with it: an
     existing file must be an hpcbench results file, and so must NAME.bak,
     which it becomes."""
-    full = check_target(path, "results file", looks_like_results, error=OutputError, what=_KIND)
+    full = check_target(path, "results file", looks_like_results, error=OutputError, what=_KIND, hint=_HINT)
     backup = full + ".bak"
     if os.path.lexists(backup):
-        check_target(backup, "results backup", looks_like_results, error=OutputError, what=_KIND)
+        check_target(backup, "results backup", looks_like_results, error=OutputError, what=_KIND, hint=_HINT)
     return full
 
 
 _KIND = "an hpcbench results file"
+_HINT = "choose another results file or move it away"
 
 
 def looks_like_results(head: bytes) -> bool:
@@ -217,7 +217,7 @@ class OutputFile:
         for folder in fallback_folders(os.path.dirname(self.path)):
             target = os.path.join(folder, name)
             try:
-                check_target(target, "results file", looks_like_results, error=OutputError, what=_KIND)
+                check_target(target, "results file", looks_like_results, error=OutputError, what=_KIND, hint=_HINT)
                 atomic_write_text(target, text)
             except (OSError, OutputError):
                 continue
@@ -241,16 +241,35 @@ class OutputFile:
             raise
 
 
+class _Saving:
+    """Whether a save is in progress, and a stop that arrived during it."""
+    depth = 0
+    pending: BaseException | None = None
+
+
 @contextlib.contextmanager
 def _signals_held():
-    """SIGTERM and SIGHUP wait until a save is over: the run's stop message
-    (cli/_run.py) then says exactly what the file holds."""
-    held = {signal.SIGTERM, signal.SIGHUP}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    """A stop (stop_or_defer) that arrives during a save takes effect after
+    it: the run's stop message (cli/_run.py) then says exactly what the file
+    holds. (Blocking the signal with pthread_sigmask would not do: another
+    thread may take a process-directed signal, and Python then runs the
+    handler in the main thread at once.)"""
+    _Saving.depth += 1
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        _Saving.depth -= 1
+        if _Saving.depth == 0 and _Saving.pending is not None:
+            stop, _Saving.pending = _Saving.pending, None
+            raise stop
+
+
+def stop_or_defer(stop: BaseException) -> None:
+    """Raise `stop` now, or at the end of the save in progress."""
+    if _Saving.depth:
+        _Saving.pending = stop
+        return
+    raise stop
 
 
 def fallback_folders(target_folder: str) -> list:

@@ -162,12 +162,17 @@ def test_a_full_disk_keeps_the_old_file_and_reports_what_was_not_saved(tmp_path)
             pass
         finally:
             os.close(fd)
-        proc = cli("run", "cache", "-q", "-o", str(mnt / "r.json"), *FAST)
+        proc = cli("run", "cache", "-q", "-o", str(mnt / "r.json"), *FAST, cwd=str(tmp_path))
         assert proc.returncode == 1, proc.stderr
         assert "could not save" in proc.stderr and "No space left" in proc.stderr
+        assert "still holds the previous results, unchanged" in proc.stderr    # the truth, not "last good file"
         assert "cache levels on" in proc.stdout            # what was measured is printed
         assert (mnt / "r.json").read_text() == old
         assert sorted(os.listdir(mnt)) == ["filler", "r.json", "r.json.bak"]   # no temporary survives
+        # ... and kept in the working folder, the first fallback, which the last line names
+        fallback = [f for f in os.listdir(tmp_path) if f.startswith("hpcbench-unsaved-")]
+        assert len(fallback) == 1 and str(tmp_path / fallback[0]) in proc.stderr.splitlines()[-1]
+        assert [r.name for r in hpcbench.load(str(tmp_path / fallback[0])).benchmarks] == ["cache"]
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)
 
@@ -215,3 +220,157 @@ def test_killed_runs_never_lose_results(tmp_path, sig):
         if (tmp_path / "r.json.bak").exists():
             os.unlink(tmp_path / "r.json.bak")
     assert leftovers(tmp_path, keep={".r.json.lock"}) == []
+
+
+# ---------------------------------------------------------------- planted files (issue 24)
+
+def snapshot(folder):
+    """Every entry of `folder`: kind, and the bytes of files or the target of links."""
+    out = {}
+    for name in os.listdir(folder):
+        p = os.path.join(folder, name)
+        if os.path.islink(p):
+            out[name] = ("link", os.readlink(p))
+        elif os.path.isfile(p):
+            with open(p, "rb") as f:
+                out[name] = ("file", f.read())
+        else:
+            out[name] = ("other", os.lstat(p).st_mode)
+    return out
+
+
+def test_a_link_planted_as_the_lock_file_is_refused_and_left_alone(tmp_path):
+    victim = tmp_path / "victim.sh"
+    victim.write_text("#!/bin/sh\necho do not overwrite me\n")
+    os.symlink(str(victim), str(tmp_path / ".r.json.lock"))
+    before = snapshot(tmp_path)
+    with pytest.raises(OutputError, match="is a symbolic link; a lock file is never followed"):
+        OutputFile(str(tmp_path / "r.json")).acquire()
+    assert snapshot(tmp_path) == before
+
+
+def test_a_hard_link_planted_as_the_lock_file_is_refused(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    os.link(str(victim), str(tmp_path / ".r.json.lock"))
+    before = snapshot(tmp_path)
+    with pytest.raises(OutputError, match="a hard link"):
+        OutputFile(str(tmp_path / "r.json")).acquire()
+    assert snapshot(tmp_path) == before
+
+
+def test_a_fifo_planted_as_the_lock_file_is_refused_at_once(tmp_path):
+    os.mkfifo(str(tmp_path / ".r.json.lock"))
+    with pytest.raises(OutputError, match="is a FIFO"):
+        OutputFile(str(tmp_path / "r.json")).acquire()
+
+
+def test_a_lock_file_replaced_during_the_run_is_not_deleted(tmp_path):
+    out = OutputFile(str(tmp_path / "r.json"))
+    out.acquire()
+    os.unlink(tmp_path / ".r.json.lock")
+    (tmp_path / ".r.json.lock").write_text("someone else's")
+    out.release()
+    assert (tmp_path / ".r.json.lock").read_text() == "someone else's"
+
+
+def test_a_linked_results_path_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real = elsewhere / "real.json"
+    real.write_text('{"format": "hpcbench-results", "n": 1}')
+    os.symlink(str(real), str(tmp_path / "r.json"))
+    before, there = snapshot(tmp_path), snapshot(elsewhere)
+    with pytest.raises(OutputError, match="is a symbolic link"):
+        OutputFile(str(tmp_path / "r.json"))
+    assert snapshot(tmp_path) == before and snapshot(elsewhere) == there
+
+
+@pytest.mark.parametrize("plant", ["notes", "link"])
+def test_a_backup_that_is_not_results_is_never_replaced(tmp_path, plant):
+    (tmp_path / "r.json").write_text('{"format": "hpcbench-results", "n": 1}')
+    if plant == "notes":
+        (tmp_path / "r.json.bak").write_text("my notes")
+    else:
+        (tmp_path / "target.txt").write_text("my notes")
+        os.symlink("target.txt", str(tmp_path / "r.json.bak"))
+    before = snapshot(tmp_path)
+    with pytest.raises(OutputError, match="r.json.bak"):
+        OutputFile(str(tmp_path / "r.json"))
+    assert snapshot(tmp_path) == before
+
+
+def test_a_path_swapped_for_a_link_during_the_run_is_not_written_through(tmp_path, monkeypatch):
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    monkeypatch.setattr(_output, "fallback_folders", lambda folder: [str(spare)])
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    with OutputFile(str(tmp_path / "r.json")) as out:
+        assert out.save('{"format": "hpcbench-results", "n": 1}', "cache")
+        os.unlink(tmp_path / "r.json")
+        os.symlink(str(victim), str(tmp_path / "r.json"))
+        assert not out.save('{"format": "hpcbench-results", "n": 2}', "memory")
+        assert "symbolic link" in out.error and out.unsaved == ["memory"]
+        assert out.fallback is not None and os.path.dirname(out.fallback) == str(spare)
+        with open(out.fallback) as f:
+            assert json.load(f)["n"] == 2
+    assert victim.read_text() == "precious" and os.path.islink(tmp_path / "r.json")
+
+
+def test_what_is_on_disk_is_said_truly(tmp_path, monkeypatch):
+    """Never "the last good file is kept" when there is none."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(_output, "fallback_folders", lambda folder: [])
+
+    def full_disk(p, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(_output, "atomic_write_text", full_disk)
+    with OutputFile(str(tmp_path / "new.json")) as out:
+        assert not out.save('{"format": "hpcbench-results", "n": 1}', "cache")
+        assert out.on_disk() == f"nothing of this run was written to {tmp_path / 'new.json'}"
+        assert out.fallback is None
+
+
+def test_signals_wait_until_a_save_is_over(tmp_path, monkeypatch):
+    """A SIGTERM during a save stops the run after it: the stop message then
+    says exactly what the file holds."""
+    seen = []
+
+    def slow_write(p, text):
+        os.kill(os.getpid(), signal.SIGTERM)      # arrives in the middle of the save
+        seen.append("written")
+        real(p, text)
+    real = _output.atomic_write_text
+    monkeypatch.setattr(_output, "atomic_write_text", slow_write)
+    def handler(*args):
+        seen.append("signal")
+        _output.stop_or_defer(KeyboardInterrupt())
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        with OutputFile(str(tmp_path / "r.json")) as out:
+            with pytest.raises(KeyboardInterrupt):
+                out.save('{"format": "hpcbench-results", "n": 1}', "cache")
+            assert out.saved == ["cache"] and is_results_file(str(tmp_path / "r.json"))
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert seen == ["signal", "written"]
+
+
+def test_sigterm_says_the_run_was_stopped_and_what_is_on_disk(tmp_path):
+    """A batch job's log must say that the run was stopped and what is on
+    disk: one line, exit 128 + 15."""
+    proc = subprocess.Popen([sys.executable, "-m", "hpcbench", "run", "cache", "memory", "-o",
+                             str(tmp_path / "r.json"), *FAST], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=str(tmp_path),
+                            env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")))
+    for line in proc.stderr:         # progress lines: stop it once the first benchmark is on disk
+        if "memory: running" in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 128 + signal.SIGTERM
+    last = [line for line in err.splitlines() if not line.startswith("[hpcbench")]
+    assert len(last) == 1 and last[0].startswith("hpcbench run: stopped by SIGTERM while memory ran; ")
+    assert "holds 1 benchmark(s) of this run (cache)" in last[0]
+    assert [r.name for r in hpcbench.load(str(tmp_path / "r.json")).benchmarks] == ["cache"]

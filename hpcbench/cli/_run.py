@@ -118,8 +118,10 @@ def stop_on_signals():
     on disk before the process ends; the default handlers come back after.
     Python runs the handler when the main thread is next between bytecodes:
     after the C kernel or MPI call in progress returns."""
+    from .._output import stop_or_defer
+
     def stop(signum, frame):
-        raise RunStopped(signal.Signals(signum).name)
+        stop_or_defer(RunStopped(signal.Signals(signum).name))
     wanted = (signal.SIGTERM, signal.SIGHUP)
     try:
         before = {s: signal.signal(s, stop) for s in wanted}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import warnings
 
 from .. import _registry
 from .._argtypes import size_arg
@@ -106,8 +107,13 @@ def cmd_advise(args) -> int:
             if not values or any(not (math.isfinite(v) and v > 0) for v in values):
                 raise ValueError("--ratdist needs positive finite ratios for distances 1, 2, ...")
             rat_dist, bw = {d + 1: v for d, v in enumerate(values)}, None
-        advice = advise_grid(args.rows, args.cols, args.row_volume, args.col_volume, rat_dist,
-                             args.procs_per_node, reference_bandwidth=bw)
+        with warnings.catch_warnings():      # an overflow is said below, in one line
+            warnings.simplefilter("ignore", RuntimeWarning)
+            advice = advise_grid(args.rows, args.cols, args.row_volume, args.col_volume, rat_dist,
+                                 args.procs_per_node, reference_bandwidth=bw)
+        if not all(math.isfinite(c) for c in advice.costs.values()):
+            raise ValueError("the predicted costs overflow (the ratios or volumes are too large to compare); "
+                             "give ratios and volumes whose products are finite")
     except ValueError as e:
         raise UsageError(f"hpcbench advise grid: {e}") from None
     unit = "s" if bw else "(bytes x ratio; give --results for seconds)"

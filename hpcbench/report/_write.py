@@ -18,6 +18,9 @@ _HEAD = 4096
 _VERSION = re.compile(rb'"format_version"\s*:\s*(-?\d+)\s*[,}]')
 
 
+_HINT = "choose another name with -o or move it away"
+
+
 class ReportError(ValueError):
     """A report that cannot be made (a results file that cannot be read, an
     output that cannot be written); the message is one line."""
@@ -58,7 +61,8 @@ def check_report_path(path: str, results_paths: tuple = ()) -> str:
     if isinstance(path, str) and path.strip() and \
             any(os.path.abspath(p) == os.path.abspath(path) for p in results_paths):
         raise ReportError(f"the report would overwrite the results file {path}; choose another name with -o")
-    full = check_target(path, "report", looks_like_report, error=ReportError, what="an hpcbench report")
+    full = check_target(path, "report", looks_like_report, error=ReportError, what="an hpcbench report",
+                        hint=_HINT)
     if os.path.lexists(full) and not os.access(full, os.W_OK):
         raise ReportError(f"cannot write the report {path}: the file is read-only")
     return full
@@ -83,7 +87,7 @@ def check_versions(paths: list) -> None:
 def save(text: str, path: str) -> None:
     """Write the page atomically (checked again first: the path may have
     changed while the page was drawn); ReportError (one line) if it cannot be."""
-    write_file(path, text, "report", looks_like_report, error=ReportError, what="an hpcbench report")
+    write_file(path, text, "report", looks_like_report, error=ReportError, what="an hpcbench report", hint=_HINT)
 
 
 def write_report(results_paths: list, output: str | None = None, figures: bool = True) -> Written:

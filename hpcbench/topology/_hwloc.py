@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 from .. import _core
 
+#: The largest hwloc XML file read (a large node's lstopo XML is a few MiB).
+MAX_XML_BYTES = 256 << 20
+
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,11 @@ class Topology:
 
     @classmethod
     def from_xml(cls, path: str) -> Topology:
-        """A topology saved by `lstopo file.xml` (hwloc XML)."""
-        if not os.path.isfile(path):
-            raise ValueError(f"topology XML file not found: {path}")
+        """A topology saved by `lstopo file.xml` (hwloc XML); ValueError (one
+        line) unless `path` is a regular file of at most MAX_XML_BYTES (a FIFO
+        or a device would make hwloc wait or read without end)."""
+        from .._files import read_file
+        read_file(os.fspath(path), "topology XML file", MAX_XML_BYTES)
         return cls(_core.topology_describe(_core.TOPO_XML_FILE, os.fspath(path)), f"xml:{path}")
 
     @classmethod
