@@ -15,6 +15,9 @@ def add_report_parser(sub) -> None:
     report.add_argument("results", nargs="+", metavar="RESULTS.json", help="one results file, or two to compare")
     report.add_argument("-o", "--output", default=None,
                         help="HTML file (default: beside the first results file, RESULTS.html or A-vs-B.html)")
+    report.add_argument("--force", action="store_true",
+                        help="replace an existing file that is not an hpcbench report (never a results file, a link, "
+                             "a device or a FIFO)")
 
 
 def _said(written) -> str:
@@ -32,7 +35,7 @@ def cmd_report(args) -> int:
     if len(args.results) > 2:
         raise UsageError(f"hpcbench report: give one results file, or two to compare; got {len(args.results)}")
     try:
-        written = write_report(args.results, args.output)
+        written = write_report(args.results, args.output, force=args.force)
     except ReportError as e:
         raise UsageError(f"hpcbench report: {e}") from None
     print(f"report written to {written.path}: {_said(written)}")

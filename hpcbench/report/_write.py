@@ -18,7 +18,7 @@ _HEAD = 4096
 _VERSION = re.compile(rb'"format_version"\s*:\s*(-?\d+)\s*[,}]')
 
 
-_HINT = "choose another name with -o or move it away"
+_HINT = "choose another name with -o, move it away or give --force"
 
 
 class ReportError(ValueError):
@@ -53,16 +53,19 @@ def is_report(path: str) -> bool:
     return head is not None and looks_like_report(head)
 
 
-def check_report_path(path: str, results_paths: tuple = ()) -> str:
+def check_report_path(path: str, results_paths: tuple = (), force: bool = False) -> str:
     """The absolute path a report may be written to, or ReportError naming
     what is wrong: no name, a directory, a missing or read-only folder, one
-    of the results files, a link, or an existing file that is not a report
-    (hpcbench._files.check_target)."""
+    of the results files, a link, or (unless `force`) an existing file that
+    is not a report (hpcbench._files.check_target). A results file is never
+    replaced, even with `force`."""
     if isinstance(path, str) and path.strip() and \
             any(os.path.abspath(p) == os.path.abspath(path) for p in results_paths):
         raise ReportError(f"the report would overwrite the results file {path}; choose another name with -o")
-    full = check_target(path, "report", looks_like_report, error=ReportError, what="an hpcbench report",
-                        hint=_HINT)
+    from .._output import is_results_file
+    if isinstance(path, str) and path.strip() and is_results_file(path):
+        raise ReportError(f"{path} is a results file; a report never overwrites one: choose another name with -o")
+    full = check_target(path, "report", looks_like_report, force, ReportError, "an hpcbench report", _HINT)
     if os.path.lexists(full) and not os.access(full, os.W_OK):
         raise ReportError(f"cannot write the report {path}: the file is read-only")
     return full
@@ -84,39 +87,41 @@ def check_versions(paths: list) -> None:
                           f"{versions[1]}: a side-by-side report compares files of one format version")
 
 
-def save(text: str, path: str) -> None:
+def save(text: str, path: str, force: bool = False) -> None:
     """Write the page atomically (checked again first: the path may have
     changed while the page was drawn); ReportError (one line) if it cannot be."""
-    write_file(path, text, "report", looks_like_report, error=ReportError, what="an hpcbench report", hint=_HINT)
+    write_file(path, text, "report", looks_like_report, force, ReportError, "an hpcbench report", _HINT)
 
 
-def write_report(results_paths: list, output: str | None = None, figures: bool = True) -> Written:
+def write_report(results_paths: list, output: str | None = None, figures: bool = True,
+                 force: bool = False) -> Written:
     """Read one results file (or two, to compare them) and write the HTML
     report to `output` (default: beside the first file, see
     default_report_path). Every check is made before anything is drawn;
     ReportError (one line) for a results file that is missing or damaged,
     two files of different format versions, or an output that cannot be
-    written."""
+    written (`force`: replace a file that is not a report, never a results
+    file)."""
     paths = list(results_paths)
     if len(paths) not in (1, 2):
         raise ReportError(f"give one results file, or two to compare; got {len(paths)}")
-    target = check_report_path(default_report_path(paths) if output is None else output, tuple(paths))
+    target = check_report_path(default_report_path(paths) if output is None else output, tuple(paths), force)
     check_versions(paths)
     try:
         loaded = [load(p) for p in paths]
     except ResultsError as e:
         raise ReportError(str(e)) from None
-    return write_loaded(loaded, target, figures)
+    return write_loaded(loaded, target, figures, force)
 
 
-def write_loaded(loaded: list[Results], target: str, figures: bool = True) -> Written:
+def write_loaded(loaded: list[Results], target: str, figures: bool = True, force: bool = False) -> Written:
     """Write the report of results already in memory (`run --report`, or
     after write_report's checks) to `target`; ReportError (one line) if it
     cannot be written there."""
-    target = check_report_path(target, tuple(r.path for r in loaded if r.path))
+    target = check_report_path(target, tuple(r.path for r in loaded if r.path), force)
     if len(loaded) == 1:
         text, views = single_page(loaded[0], figures)
     else:
         text, views = comparison_page(loaded[0], loaded[1], figures)
-    save(text, target)
+    save(text, target, force)
     return Written(target, counts(views))
