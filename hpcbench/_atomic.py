@@ -41,9 +41,13 @@ def _write_all(fd: int, data: bytes) -> None:
 def atomic_write_text(path: str, text: str) -> None:
     """Replace `path` with `text` (UTF-8) atomically; on any failure the old
     file is untouched and no temporary file remains (OSError propagates)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    """Replace `path` with `data` atomically, as atomic_write_text does."""
     folder = os.path.dirname(os.path.abspath(path))
     name = _temporary_name(path)
-    data = text.encode("utf-8")
     dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fd = _open_unnamed(folder)

@@ -35,7 +35,7 @@ import os
 import stat
 from collections.abc import Callable
 
-from ._atomic import atomic_write_text
+from ._atomic import atomic_write_bytes
 
 #: Bytes read to recognise a file's kind.
 HEAD_BYTES = 4096
@@ -147,14 +147,14 @@ def check_target(path: str, noun: str, owned: Callable[[bytes], bool] | None, fo
     return full
 
 
-def write_file(path: str, text: str, noun: str, owned: Callable[[bytes], bool] | None, force: bool = False,
+def write_file(path: str, text: str | bytes, noun: str, owned: Callable[[bytes], bool] | None, force: bool = False,
                error: type[ValueError] = ValueError, what: str = "", hint: str = _FORCE_HINT) -> str:
     """Check `path` as check_target does, then replace it atomically with
-    `text` (UTF-8); returns the absolute path. `error` (one line) if the
+    `text` (a str is written as UTF-8); returns the absolute path. `error` (one line) if the
     target is refused or cannot be written; the old file is then untouched."""
     full = check_target(path, noun, owned, force, error, what, hint)
     try:
-        atomic_write_text(full, text)
+        atomic_write_bytes(full, text.encode("utf-8") if isinstance(text, str) else text)
     except OSError as e:
         raise error(f"cannot write the {noun} {path}: {e.strerror or e}") from None
     return full

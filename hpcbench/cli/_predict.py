@@ -68,6 +68,9 @@ def add_predict_parser(sub) -> None:
                      help="write the prediction (terms, per-rank breakdown, measurement) as JSON")
     out.add_argument("--plot", default=None, metavar="DIR",
                      help="write the per-rank breakdown heat maps (needs --simulate) as PNG files here")
+    out.add_argument("--force", action="store_true",
+                     help="replace an existing file that is not an hpcbench prediction (-o) or a PNG image (--plot); "
+                          "never a symbolic link, a device or a FIFO")
 
 
 @dataclass(frozen=True)
@@ -123,11 +126,13 @@ def cmd_predict(args) -> int:
     params = inputs.params.with_(wg=wg / inputs.core_speed)
 
     from ..predict import wavefront
-    prediction = _agreed(comm, lambda: _guarded(lambda: wavefront(params, inputs.profile, placement)))
+    prediction = _agreed(comm, lambda: _guarded(lambda: _finite(wavefront(params, inputs.profile, placement),
+                                                                "time", "the model's")))
     simulation = None
     if args.simulate:
-        simulation = _agreed(comm, lambda: _guarded(lambda: _simulate(params, inputs.profile, placement,
-                                                                      args.sends)))
+        simulation = _agreed(comm, lambda: _guarded(lambda: _finite(_simulate(params, inputs.profile, placement,
+                                                                              args.sends), "total",
+                                                                    "the simulation's")))
     sweep_rows = []
     if inputs.sweep and rank == 0:
         sweep_rows = _guarded(lambda: _sweep(params, inputs, args.alloc, args.simulate, args.sends))
@@ -139,9 +144,10 @@ def cmd_predict(args) -> int:
                                  wg_how, inputs.what_if, [row.printed() for row in sweep_rows]):
         print(line)
     if args.output is not None:
-        _write_json(args.output, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows)
+        _write_json(args.output, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows,
+                    args.force)
     if args.plot is not None:
-        _plot(args.plot, params, simulation)
+        _plot(args.plot, params, simulation, args.force)
     return 0
 
 
@@ -158,6 +164,9 @@ def _inputs(args, comm) -> _Inputs:
         params = WavefrontParams(nx, ny, nz, m=m, n=n, h_tile=_positive("--h-tile", args.h_tile),
                                  angles=_positive("--angles", args.angles),
                                  wg=_wg_given(args.wg))
+        sweep = _sweep_counts(args.sweep) if args.sweep else ()
+        # Sized before anything per rank is allocated (the placement is).
+        _check_sizes(params, sweep, args.simulate, args.sends)
         what_if = parse_what_if(args.what_if)
         profile = _profile(args)
         machine = Machine.parse(args.machine) if args.machine else None
@@ -181,7 +190,6 @@ def _inputs(args, comm) -> _Inputs:
                              "on the projected machine")
         work = _positive("--work", args.work) if args.work is not None else _default_work()
         iterations = _positive("--iterations", args.iterations) if args.iterations is not None else 5
-        sweep = _sweep_counts(args.sweep) if args.sweep else ()
         if args.plot is not None and not args.simulate:
             raise ValueError("--plot draws the simulated per-rank breakdown: add --simulate")
         _check_outputs(args)
@@ -312,12 +320,17 @@ def _positive(flag: str, value: int) -> int:
     return int(value)
 
 
+#: The largest W_g taken (seconds per cell): already absurd, and far from
+#: where the model's sums stop being finite.
+_WG_LIMIT_S = 1000.0
+
+
 def _wg_given(value: float | None) -> float:
     import math
     if value is None:
         return 0.0
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"--wg must be a positive finite number of seconds per cell, got {value}")
+    if not (math.isfinite(value) and 0 < value <= _WG_LIMIT_S):
+        raise ValueError(f"--wg must be a positive number of seconds per cell, at most {_WG_LIMIT_S:g}, got {value}")
     return float(value)
 
 
@@ -336,18 +349,89 @@ def _sweep_counts(text: str) -> tuple:
     return counts
 
 
+def _check_sizes(params, sweep: tuple, simulated: bool, sends: str) -> None:
+    """SizeError (one line, with the estimate and what to do instead) if
+    the model, the simulation or a count of --sweep needs more memory than
+    this machine has, or the simulation would clearly run for hours
+    (predict/_bounds.py); before anything is allocated."""
+    from ..predict import square_array
+    from ..predict._bounds import check_model, check_simulation, model_cost, size_words
+    fewer = "give fewer processes (--procs) or a smaller grid"
+    check_model(params.nranks, hint=fewer)
+    if simulated:
+        check_simulation(params, sends=sends,
+                         hint=f"{fewer} (fewer tiles: Nz/--h-tile), or drop --simulate for the analytical model "
+                              f"(Table 2, about {size_words(model_cost(params.nranks).bytes)})")
+    for count in sweep:
+        check_model(count, hint="give smaller --sweep counts")
+        if simulated:
+            m, n = square_array(count)
+            p = params.with_(m=m, n=n, nx=n * -(-params.nx // n), ny=m * -(-params.ny // m))
+            check_simulation(p, sends=sends, hint="give smaller --sweep counts, or drop --simulate for the "
+                                                  "analytical model")
+
+
 def _check_outputs(args) -> None:
-    from .._output import check_file_target
+    """Refuse, before any work, an -o or --plot file that would never be
+    written (hpcbench/_files.py: a symbolic link, a device, a FIFO, a
+    directory, or without --force a file that is not ours)."""
     if args.output is not None:
-        check_file_target(args.output, "-o")
+        _check_json_target(args.output, args.force)
     if args.plot is not None:
         if not args.plot.strip():
             raise ValueError("--plot must name a directory")
+        if os.path.islink(args.plot) and not os.path.isdir(args.plot):
+            raise ValueError(f"--plot {args.plot} is a symbolic link to no directory")
         if os.path.exists(args.plot) and not os.path.isdir(args.plot):
             raise ValueError(f"--plot {args.plot} is not a directory")
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             raise ValueError(f"--plot {args.plot}: no such directory {parent}")
+        if os.path.isdir(args.plot):
+            for target in _plot_targets(args.plot):
+                _check_png_target(target, args.force)
+
+
+_PREDICTION = b'"format": "hpcbench-prediction"'
+
+
+def looks_like_prediction(head: bytes) -> bool:
+    """True if `head`, the first bytes of a file, start like a prediction
+    predict -o wrote: a JSON object whose first member is "format":
+    "hpcbench-prediction" (indented or compact)."""
+    text = head.lstrip()
+    return text.startswith(b"{") and text[1:].lstrip().startswith(_PREDICTION)
+
+
+def looks_like_png(head: bytes) -> bool:
+    """True if `head` starts with PNG's signature."""
+    return head.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def _check_json_target(path: str, force: bool) -> str:
+    from .._files import check_target
+    return check_target(path, "-o file", looks_like_prediction, force, ValueError, "an hpcbench prediction")
+
+
+def _check_png_target(path: str, force: bool) -> str:
+    from .._files import check_target
+    return check_target(path, "--plot image", looks_like_png, force, ValueError, "a PNG image")
+
+
+def _plot_targets(folder: str) -> list:
+    from ..predict._plot import BREAKDOWN_NAMES
+    return [os.path.join(folder, f"wavefront-{name}.png") for name in BREAKDOWN_NAMES]
+
+
+def _finite(result, field: str, whose: str):
+    """`result` if its `field` (seconds) is finite; else ValueError: a
+    profile or W_g so far out of range that the sums overflow."""
+    import math
+    value = float(getattr(result, field))
+    if not math.isfinite(value):
+        raise ValueError(f"{whose} time per iteration is {value}: the profile's latencies or bandwidths, or W_g, "
+                         "are too far out of range to predict with")
+    return result
 
 
 def _guarded(make):
@@ -359,6 +443,11 @@ def _guarded(make):
         raise
     except (ResultsError, ValueError, OSError) as e:
         raise UsageError(f"{_NAME}: {e}") from None
+    except MemoryError:
+        # The estimates (predict/_bounds.py) should refuse first; another
+        # process may have taken the memory since.
+        raise UsageError(f"{_NAME}: ran out of memory: predict fewer processes or a smaller grid, or drop "
+                         "--simulate") from None
 
 
 def _agreed(comm, make):
@@ -371,25 +460,36 @@ def _agreed(comm, make):
 
 # ------------------------------------------------------------ writing
 
-def _write_json(path, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows) -> None:
-    from .._atomic import atomic_write_text
+def _write_json(path, params, placement, inputs, prediction, simulation, measured, wg_how, sweep_rows,
+                force: bool = False) -> None:
+    from .._files import write_file
     from ..predict._text import prediction_dict
     data = prediction_dict(params, placement, inputs.profile, prediction, simulation, measured, wg_how,
                            inputs.what_if, [row.written() for row in sweep_rows])
     for entry, row in zip(data.get("sweep", []), sweep_rows):    # the machine each count ran on
         entry["machine"] = str(row.machine) if row.machine is not None else None
         entry["machine_grown"] = row.grown
-    try:
-        atomic_write_text(path, json.dumps(data, indent=1) + "\n")
-    except OSError as e:
-        raise UsageError(f"{_NAME}: cannot write {path}: {e.strerror or e}") from None
+    # Indented for a reader; compact (JSON's C encoder, seconds not minutes)
+    # where per-rank lists of many ranks would make indenting the cost.
+    text = json.dumps(data, indent=1 if params.nranks <= 4096 else None) + "\n"
+    _guarded(lambda: write_file(path, text, "-o file", looks_like_prediction, force, ValueError,
+                                "an hpcbench prediction"))
     print(f"{_NAME}: wrote {path}", file=sys.stderr)
 
 
-def _plot(folder, params, simulation) -> None:
+def _plot(folder, params, simulation, force: bool = False) -> None:
+    """The heat maps as wavefront-NAME.png in `folder`: each drawn in
+    memory, its target checked (never through a symbolic link, never over
+    a file that is not a PNG unless --force) and replaced atomically."""
+    import io
+
+    from .._files import write_file
     from ..predict._plot import breakdown_figures
-    os.makedirs(folder, exist_ok=True)
+    _guarded(lambda: os.makedirs(folder, exist_ok=True))
     for name, figure in breakdown_figures(simulation, params.m, params.n).items():
         target = os.path.join(folder, f"wavefront-{name}.png")
-        figure.savefig(target, dpi=100)
+        image = io.BytesIO()
+        figure.savefig(image, dpi=100, format="png")
+        _guarded(lambda t=target, data=image: write_file(t, data.getvalue(), "--plot image", looks_like_png, force,
+                                                         ValueError, "a PNG image"))
         print(f"{_NAME}: wrote {target}", file=sys.stderr)

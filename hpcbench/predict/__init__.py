@@ -10,6 +10,7 @@ A decision, not a benchmark: it reads results files and never measures,
 except `run_wavefront` and `measure_wg`, which run the real code.
 """
 from ._allocate import STRATEGIES, Machine, MachineError, allocate, placement_from_mapping
+from ._bounds import Cost, SizeError, available_memory, model_cost, simulation_cost
 from ._classes import CLASSES, ClassError, class_of_layer
 from ._kernel import DEFAULT_WORK, WavefrontTimes, measure_wg, run_wavefront, serial_checksum, wg_samples
 from ._model import WavefrontPrediction, wavefront
@@ -22,10 +23,11 @@ from ._simulate import Simulation, SimulationError, message_timing, simulate
 from ._wavefront_program import wavefront_program
 from ._whatif import KEYS, WhatIf, WhatIfError, parse_what_if
 
-__all__ = ["CLASSES", "ClassError", "DEFAULT_WORK", "Deadlock", "KEYS", "Machine", "MachineError", "MessageCosts",
-           "NetworkProfile", "OverheadTable", "ParameterError", "Placement", "PlacementError", "ProfileError",
-           "Program", "ProgramError", "Region", "Replay", "STRATEGIES", "Simulation", "SimulationError",
-           "WavefrontParams", "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate",
-           "class_of_layer", "measure_wg", "message_timing", "parse_grid", "parse_procs", "parse_what_if",
-           "placement_from_mapping", "replay", "run_wavefront", "serial_checksum", "simulate", "square_array",
-           "wavefront", "wavefront_program", "wg_samples"]
+__all__ = ["CLASSES", "ClassError", "Cost", "DEFAULT_WORK", "Deadlock", "KEYS", "Machine", "MachineError",
+           "MessageCosts", "NetworkProfile", "OverheadTable", "ParameterError", "Placement", "PlacementError",
+           "ProfileError", "Program", "ProgramError", "Region", "Replay", "STRATEGIES", "Simulation",
+           "SimulationError", "SizeError", "WavefrontParams", "WavefrontPrediction", "WavefrontTimes", "WhatIf",
+           "WhatIfError", "allocate", "available_memory", "class_of_layer", "measure_wg", "message_timing",
+           "model_cost", "parse_grid", "parse_procs", "parse_what_if", "placement_from_mapping", "replay",
+           "run_wavefront", "serial_checksum", "simulate", "simulation_cost", "square_array", "wavefront",
+           "wavefront_program", "wg_samples"]

@@ -45,8 +45,8 @@ class Machine:
     def __post_init__(self) -> None:
         for name in ("nodes", "packages_per_node", "cores_per_package"):
             value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-                raise MachineError(f"{name} must be a positive whole number, got {value!r}")
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= 2 ** 31:
+                raise MachineError(f"{name} must be a positive whole number up to 2**31, got {value!r}")
 
     @property
     def cores_per_node(self) -> int:
@@ -68,9 +68,9 @@ class Machine:
             values = [int(p) for p in parts]
         except ValueError:
             values = []
-        if len(values) not in (2, 3) or min(values) < 1:
+        if len(values) not in (2, 3) or min(values) < 1 or max(values) > 2 ** 31:
             raise MachineError("a machine is NODESxPACKAGESxCORES (cores per package) or NODESxCORES, "
-                               f"positive whole numbers, got {text!r}")
+                               f"positive whole numbers up to 2**31, got {str(text)[:40]!r}")
         if len(values) == 2:
             values = [values[0], 1, values[1]]
         return cls(values[0], values[1], values[2])

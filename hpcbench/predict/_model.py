@@ -171,9 +171,10 @@ def _pair_costs(params: WavefrontParams, profile: NetworkProfile,
 
 
 def _start_times(w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:
-    """r2a and r2b over the array, one anti-diagonal at a time (every
-    process of a diagonal depends only on the one before): m + n - 1 vector
-    steps, each cell evaluated as the equation writes it."""
+    """r2a and r2b over the array, one line of processes at a time, along
+    the longer side of the array (rows when m <= n, else columns): at most
+    min(m, n) vector steps, so a 1 x 10**7 array is one step, not 10**7
+    (_scan_lines says how a line is one step)."""
     m, n = ns.send.shape[0] + 1, ew.send.shape[1] + 1
     zero_row = np.zeros((1, n))
     zero_col = np.zeros((m, 1))
@@ -182,17 +183,39 @@ def _start_times(w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> 
     # Send_E of every process: to its east; 0 on column n.
     send_e = np.hstack([ew.send, zero_col])
     # The step into (j, i) from the west and from the south (r2b's two terms);
-    # steps from outside the array are never taken (their start is -inf).
+    # steps from outside the array are never taken.
     east = w + np.hstack([zero_col, ew.total]) + receive_n
     north = w + np.vstack([zero_row, send_e[:-1, :] + ns.total])
-    # padded[j + 1, i + 1] is Start P at (j, i); row 0 and column 0 are outside.
-    padded = np.full((m + 1, n + 1), -np.inf)
-    padded[1, 1] = w_pre                             # r2a
-    for d in range(1, m + n - 1):
-        j = np.arange(max(0, d - n + 1), min(d, m - 1) + 1)
-        i = d - j
-        padded[j + 1, i + 1] = np.maximum(padded[j + 1, i] + east[j, i], padded[j, i + 1] + north[j, i])
-    return padded[1:, 1:].copy()
+    if m <= n:
+        return _scan_lines(east, north, w_pre)
+    return _scan_lines(north.T, east.T, w_pre).T.copy()
+
+
+def _scan_lines(along: np.ndarray, across: np.ndarray, w_pre: float) -> np.ndarray:
+    """Start times of an (r, c) array whose process (j, k) is reached from
+    (j, k-1) by the step along[j, k] and from (j-1, k) by across[j, k]
+    (r2b), the first process starting at w_pre (r2a).
+
+    Within line j, x_k = max(x_{k-1} + a_k, b_k), with a_k = along[j, k]
+    and b_k = start[j-1, k] + across[j, k] (the step from the line before;
+    for line 0 only b_0 = w_pre). With A_k = a_1 + ... + a_k this is
+    x_k = A_k + max over i <= k of (b_i - A_i): each term is a path that
+    enters the line at i and walks along it, and the running maximum picks
+    the longest. So a line is a cumulative sum and a running maximum, and
+    the recurrence costs one vector step per line. Every step is a time
+    >= 0, so x_k >= A_k - A_0 and the rounding of the difference stays
+    relative to the result."""
+    r, c = along.shape
+    out = np.empty((r, c))
+    first = np.full(c, -np.inf)
+    first[0] = w_pre
+    for j in range(r):
+        b = first if j == 0 else out[j - 1] + across[j]
+        steps = along[j].copy()
+        steps[0] = 0.0
+        walked = np.cumsum(steps)
+        out[j] = walked + np.maximum.accumulate(b - walked)
+    return out
 
 
 def _stacks(tiles: int, w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:

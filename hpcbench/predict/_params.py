@@ -33,6 +33,10 @@ from dataclasses import dataclass, replace
 
 BYTES_PER_VALUE = 8     # doubles, as Table 1's "8 H_tile x #angles x ..."
 
+#: The largest count a parameter may take: a whole number a float holds
+#: exactly, so that every size and time derived from it stays finite.
+MAX_COUNT = 2 ** 53
+
 #: The eight sweeps of an iteration: (starts east?, starts north?, z upward?).
 #: Corners: SW, NE, SE, SE, NW, NW, SW, NE (see the module docstring).
 SWEEP_ORDER = ((False, False, True), (True, True, True), (True, False, True), (True, False, False),
@@ -64,8 +68,8 @@ class WavefrontParams:
 
     def __post_init__(self) -> None:
         for name in ("nx", "ny", "nz", "m", "n", "h_tile", "angles", "n_sweeps"):
-            if int(getattr(self, name)) < 1:
-                raise ParameterError(f"{name} must be a positive whole number, got {getattr(self, name)}")
+            if not 1 <= int(getattr(self, name)) <= MAX_COUNT:
+                raise ParameterError(f"{name} must be a positive whole number up to 2**53, got {getattr(self, name)}")
         for name in ("n_full", "n_diag"):
             if int(getattr(self, name)) < 0:
                 raise ParameterError(f"{name} must not be negative, got {getattr(self, name)}")
@@ -139,8 +143,9 @@ def parse_grid(text: str) -> tuple[int, int, int]:
         values = tuple(int(p) for p in parts)
     except ValueError:
         values = ()
-    if len(values) != 3 or min(values) < 1:
-        raise ParameterError(f"a grid is NXxNYxNZ with three positive whole numbers (or one for a cube), got {text!r}")
+    if len(values) != 3 or min(values) < 1 or max(values) > MAX_COUNT:
+        raise ParameterError(f"a grid is NXxNYxNZ with three positive whole numbers up to 2**53 (or one for a cube), "
+                             f"got {str(text)[:40]!r}")
     return values[0], values[1], values[2]
 
 
@@ -151,6 +156,7 @@ def parse_procs(text: str) -> tuple[int, int]:
         values = tuple(int(p) for p in parts)
     except ValueError:
         values = ()
-    if len(values) != 2 or min(values) < 1:
-        raise ParameterError(f"a process array is MxN (rows x columns), two positive whole numbers, got {text!r}")
+    if len(values) != 2 or min(values) < 1 or max(values) > MAX_COUNT:
+        raise ParameterError(f"a process array is MxN (rows x columns), two positive whole numbers up to 2**53, "
+                             f"got {str(text)[:40]!r}")
     return values[0], values[1]

@@ -15,6 +15,10 @@ def _grid(values: np.ndarray, m: int, n: int) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(m, n)
 
 
+#: The figures breakdown_figures draws, by name (files wavefront-NAME.png).
+BREAKDOWN_NAMES = ("communication", "idle")
+
+
 def breakdown_figures(simulation, m: int, n: int) -> dict:
     """{"communication": Figure, "idle": Figure}: per rank, (send + recv)
     and idle as a share of its run time, on the m x n array."""
@@ -23,7 +27,7 @@ def breakdown_figures(simulation, m: int, n: int) -> dict:
     if simulation.nranks != m * n:
         raise ValueError(f"the simulation has {simulation.nranks} ranks, the {m}x{n} array {m * n}")
     shares = simulation.fractions()
-    panels = {"communication": shares["send"] + shares["recv"], "idle": shares["idle"]}
+    panels = dict(zip(BREAKDOWN_NAMES, (shares["send"] + shares["recv"], shares["idle"])))
     out = {}
     for name, values in panels.items():
         fig = Figure(figsize=(4.8, 4.0), layout="constrained")

@@ -47,6 +47,10 @@ from ._classes import CLASSES, ClassError, class_of_layer
 
 PROFILE_FORMAT = "hpcbench-network-profile"
 
+#: The largest profile table read (bytes): Table 3 is 1 KiB, a measured
+#: profile with overheads at a hundred sizes a few KiB.
+PROFILE_LIMIT = 4 << 20
+
 
 class ProfileError(ValueError):
     """A profile that cannot be built or used; the message is one line."""
@@ -141,6 +145,8 @@ class NetworkProfile:
                 ordered = (Region(0, ordered[0].latency, ordered[0].bandwidth),) + ordered[1:]
             if len({r.first for r in ordered}) != len(ordered):
                 raise ProfileError(f"class {cls!r} has two regions starting at the same size")
+            if cls in table:
+                raise ProfileError(f"two entries name the class {cls!r} (one is {name!r}): give each class once")
             table[cls] = ordered
         if not table:
             raise ProfileError("a network profile needs at least one placement class")
@@ -238,46 +244,52 @@ class NetworkProfile:
         [{"from_bytes": 0, "latency_us": 0.655, "bandwidth_GBps": 2.70}],
         ...}} (GB = 1e9 bytes; the paper's names on-chip, off-processor,
         off-node are accepted for classes). `example:NAME` names a shipped
-        example (hpcbench.examples), as it does for results files."""
+        example (hpcbench.examples), as it does for results files.
+
+        A path is read as hpcbench reads every file it is given (regular
+        files only, at most PROFILE_LIMIT bytes: a FIFO or /dev/zero is
+        refused at once), JSON's NaN and Infinity are refused, and every
+        value is checked: ProfileError (one line) names the first bad field,
+        e.g. classes["off-node"][0].latency_us."""
         source = "table"
         if isinstance(table, str):
             source = table
-            try:
-                from .. import examples
-                with open(examples.resolve(table), encoding="utf-8") as f:
-                    table = json.load(f)
-            except OSError as e:    # FileNotFoundError from resolve() names the shipped examples
-                raise ProfileError(f"cannot read the profile {source}: {e.strerror or e}") from None
-            except ValueError as e:
-                raise ProfileError(f"the profile {source} is not JSON: {e}") from None
+            table = _read_table(table)
+        return cls._from_plain(table, _printable(source))
+
+    @classmethod
+    def _from_plain(cls, table, source: str) -> NetworkProfile:
+        where = f"profile {source}"
         if not isinstance(table, Mapping) or not isinstance(table.get("classes"), Mapping):
-            raise ProfileError(f"a profile table is an object with \"classes\": {{class: [regions]}} ({source})")
-        classes = {}
-        try:
-            for name, rows in table["classes"].items():
-                if not isinstance(rows, list):
-                    raise ProfileError(f"class {name!r} must list its regions ({source})")
-                classes[name] = [Region(int(r.get("from_bytes", 0)), float(r["latency_us"]) * 1e-6,
-                                        float(r["bandwidth_GBps"]) * 1e9) for r in rows]
-        except (KeyError, TypeError, AttributeError) as e:
-            raise ProfileError(f"a profile region needs latency_us and bandwidth_GBps (and from_bytes), "
-                               f"missing {e} in {source}") from None
-        except ClassError as e:
-            raise ProfileError(str(e)) from None
+            raise ProfileError(f"{where}: a profile table is an object with \"classes\": {{class: [regions]}}")
+        classes: dict[str, list[Region]] = {}
+        for name, rows in table["classes"].items():
+            at = f"classes[{_key(name)}]"
+            if not isinstance(rows, list):
+                raise ProfileError(f"{where}: {at} must list its regions, got {_shown(rows)}")
+            regions = []
+            for k, row in enumerate(rows):
+                field = f"{at}[{k}]"
+                if not isinstance(row, Mapping):
+                    raise ProfileError(f"{where}: {field} must be an object with latency_us and bandwidth_GBps, "
+                                       f"got {_shown(row)}")
+                for key in ("latency_us", "bandwidth_GBps"):
+                    if key not in row:
+                        raise ProfileError(f"{where}: {field} has no {key}")
+                first = _count(row.get("from_bytes", 0), f"{where}: {field}.from_bytes")
+                latency = _number(row["latency_us"], f"{where}: {field}.latency_us", ">= 0")
+                bandwidth = _number(row["bandwidth_GBps"], f"{where}: {field}.bandwidth_GBps", "> 0")
+                regions.append(Region(first, latency * 1e-6, bandwidth * 1e9))
+            classes[name] = regions
         overheads = table.get("overheads") or {}
         if not isinstance(overheads, Mapping):
-            raise ProfileError(f"\"overheads\" must be {{class: {{sizes, send_us, recv_us, gap_us}}}} ({source})")
-        try:
-            parsed = {name: OverheadTable(*(np.array(o[key], dtype=float) * scale for key, scale in
-                                        (("sizes", 1.0), ("send_us", 1e-6), ("recv_us", 1e-6), ("gap_us", 1e-6))))
-                      for name, o in overheads.items()}
-        except (KeyError, TypeError, ValueError) as e:
-            raise ProfileError(f"overheads of a class need sizes, send_us, recv_us and gap_us lists of numbers "
-                               f"({source}): {e}") from None
+            raise ProfileError(f"{where}: \"overheads\" must be {{class: {{sizes, send_us, recv_us, gap_us}}}}, "
+                               f"got {_shown(overheads)}")
+        parsed = {name: _overhead_table(o, f"{where}: overheads[{_key(name)}]") for name, o in overheads.items()}
         try:
             return cls(classes, source, parsed)
-        except ClassError as e:
-            raise ProfileError(str(e)) from None
+        except (ClassError, ProfileError) as e:
+            raise ProfileError(f"{where}: {e}") from None
 
     @classmethod
     def from_results(cls, results) -> NetworkProfile:
@@ -341,3 +353,90 @@ class NetworkProfile:
         lat = np.array([r.latency for r in regions])[k]
         inv_bw = np.array([1.0 / r.bandwidth for r in regions])[k]
         return lat, inv_bw
+
+
+# ------------------------------------------------------------ reading a table
+
+def _read_table(name: str):
+    """The parsed JSON of the profile table `name` (a path or example:NAME)."""
+    from .. import examples
+    from .._files import read_file
+    try:
+        path = examples.resolve(name)
+    except OSError as e:    # FileNotFoundError from resolve() names the shipped examples
+        raise ProfileError(f"cannot read the profile {_printable(name)}: {e.strerror or e}") from None
+    data = read_file(str(path), "profile", PROFILE_LIMIT, ProfileError)
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise ProfileError(f"the profile {_printable(name)} is not UTF-8 text (JSON)") from None
+    except RecursionError:
+        raise ProfileError(f"the profile {_printable(name)} nests too deep to be a profile table") from None
+    except ValueError as e:
+        raise ProfileError(f"the profile {_printable(name)} is not JSON: {e}") from None
+
+
+def _no_constant(word: str):
+    raise ValueError(f"{word} is not a number JSON allows (a profile's values are finite)")
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters escaped, for a one-line message."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def _key(name) -> str:
+    """A class name as the field path writes it: "off-node", escaped."""
+    return json.dumps(str(name))
+
+
+def _shown(value) -> str:
+    """A JSON value as the file wrote it (true, "abc", -1), cut short."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number(value, field: str, rule: str) -> float:
+    """`value` as a finite float obeying `rule` (">= 0" or "> 0"); a bool is not a number."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok:
+        number = float(value)
+        ok = math.isfinite(number) and (number >= 0 if rule == ">= 0" else number > 0)
+    if not ok:
+        raise ProfileError(f"{field} must be a finite number {rule}, got {_shown(value)}")
+    return number
+
+
+def _count(value, field: str) -> int:
+    """`value` as a whole number of bytes in 0..2**53 (2048.0 is 2048)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            math.isfinite(value) and value == int(value) and 0 <= value <= 2 ** 53):
+        raise ProfileError(f"{field} must be a whole number of bytes >= 0, got {_shown(value)}")
+    return int(value)
+
+
+def _overhead_table(o, field: str) -> OverheadTable:
+    keys = ("sizes", "send_us", "recv_us", "gap_us")
+    if not isinstance(o, Mapping):
+        raise ProfileError(f"{field} must be an object with {', '.join(keys)}, got {_shown(o)}")
+    columns = []
+    for key in keys:
+        values = o.get(key)
+        if not isinstance(values, list) or not values:
+            raise ProfileError(f"{field}.{key} must be a list of numbers, got {_shown(values)}")
+        if key == "sizes":
+            columns.append([float(_count(v, f"{field}.sizes[{k}]")) for k, v in enumerate(values)])
+        else:
+            columns.append([_number(v, f"{field}.{key}[{k}]", ">= 0") * 1e-6 for k, v in enumerate(values)])
+    lengths = [len(c) for c in columns]
+    if len(set(lengths)) != 1:
+        raise ProfileError(f"{field}: {', '.join(keys)} need one value per size, got {', '.join(map(str, lengths))}")
+    sizes = columns[0]
+    bad = next((k for k in range(1, len(sizes)) if not sizes[k] > sizes[k - 1]), None)
+    if bad is not None:
+        raise ProfileError(f"{field}.sizes must increase, got {sizes[bad - 1]:.0f} then {sizes[bad]:.0f} "
+                           f"at [{bad}]")
+    return OverheadTable(*(np.array(c, dtype=float) for c in columns))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._bounds import Cost, check_cost, program_cost
 from ._classes import CLASSES
 from ._placement import Placement, PlacementError
 from ._profile import MessageCosts, NetworkProfile
@@ -81,6 +82,9 @@ def simulate(program: Program, profile: NetworkProfile, placement: Placement, co
     needs, or the speed is not a positive finite number."""
     if sends not in SEND_MODES:
         raise SimulationError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
+    busiest = int(np.diff(program.offsets).max(initial=0))
+    check_cost(program_cost(program.nevents, program.nranks, busiest, sends), _what(program),
+               "simulate fewer ranks or fewer events, or use the analytical model (wavefront())")
     if sends == "eager":
         duration, wire, flight = message_timing(program, profile, placement, core_speed)
         r = replay(program, duration, sends=sends, wire=wire, flight=flight)
@@ -118,6 +122,10 @@ def message_timing(program: Program, profile: NetworkProfile, placement: Placeme
     return duration, wire, flight
 
 
+def _what(program: Program) -> str:
+    return f"simulating this program ({program.nranks:,} ranks, {program.nevents:,} events)"
+
+
 def _priced(program: Program, profile: NetworkProfile, placement: Placement, core_speed: float, split: bool):
     """Compute durations, the positions of the messages' events, their
     costs (MessageCosts over those events; Hammond's unless `split`) and
@@ -126,6 +134,10 @@ def _priced(program: Program, profile: NetworkProfile, placement: Placement, cor
         raise SimulationError(f"core_speed must be a finite number > 0 (1.0: as measured), got {core_speed!r}")
     if placement.nranks != program.nranks:
         raise PlacementError(f"the placement has {placement.nranks} ranks, the program {program.nranks}")
+    # The prices of every event: durations, the messages' indexes, owners,
+    # classes and costs (about 64 bytes an event; _bounds.py).
+    check_cost(Cost(bytes=64 * program.nevents, seconds=0.0, events=program.nevents), _what(program),
+               "price fewer events, or use the analytical model (wavefront())")
     duration = np.where(program.kind == COMPUTE, program.value / float(core_speed), 0.0)
     comm = np.flatnonzero(program.kind != COMPUTE)
     if not comm.size:

@@ -11,6 +11,8 @@ from ._classes import CLASSES
 
 
 def _seconds(t: float) -> str:
+    if t >= 1e6:                        # a what-if gone far: digits, not a line of them
+        return f"{t:.4g} s"
     if t >= 1:
         return f"{t:.3f} s"
     if t >= 1e-3:

@@ -21,8 +21,11 @@ shape), never a Python loop per event.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from ._bounds import build_cost, check_cost, model_cost, simulation_cost, size_words
 from ._params import SWEEP_ORDER, ParameterError, WavefrontParams
 from ._program import COMPUTE, RECV, SEND, Program
 
@@ -36,6 +39,15 @@ def wavefront_program(params: WavefrontParams, iterations: int = 1) -> Program:
     if int(iterations) != iterations or iterations < 1:
         raise ParameterError(f"iterations must be a positive whole number, got {iterations}")
     p = params
+    # Sized before a byte is allocated: a million ranks must be a clear
+    # refusal, not MemoryError after minutes (_bounds.py). The time is the
+    # replay's this program is built for, with the faster sends.
+    built = build_cost(p, int(iterations))
+    replayed = simulation_cost(p, int(iterations), "blocking")
+    check_cost(replace(built, seconds=replayed.seconds, rounds=replayed.rounds),
+               f"the program of the {p.m}x{p.n} array ({p.nranks:,} ranks, {built.events:,} events)",
+               f"simulate fewer ranks or fewer tiles (Nz/H_tile), or use the analytical model (wavefront(), needing "
+               f"about {size_words(model_cost(p.nranks).bytes)})")
     cells = p.h_tile * p.cells_x * p.cells_y
     return build_wavefront(p.m, p.n, p.tiles, w=p.wg * cells, w_pre=p.wg_pre * cells,
                            message_ew=p.message_ew, message_ns=p.message_ns,
