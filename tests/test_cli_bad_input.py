@@ -224,3 +224,12 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
         assert main(["show", str(fifo)]) == 2
     assert "not a regular file" in err.getvalue()
     assert shutil.which("mkfifo") or True
+
+
+def test_a_bad_output_path_is_the_one_line_even_with_a_deprecated_flag():
+    """The output is checked with the options, before any deprecation note
+    is printed: a bad command line gets one line, the error."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["run", "shared-caches", "--pairs", "all", "-o", "/nonexistent-dir/r.json"])
+    assert status == 2 and err.getvalue().count("\n") == 1 and "does not exist" in err.getvalue()
