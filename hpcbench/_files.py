@@ -78,7 +78,15 @@ def read_file(path: str, noun: str, limit: int, error: type[ValueError] = ValueE
         if info.st_size > limit:
             raise error(f"the {noun} {path} is {_size(info.st_size)}, more than the limit of {_size(limit)}")
         try:
-            data = f.read(limit + 1)
+            # The size fstat gave, plus one byte to see whether the file grew
+            # (then on, in 1 MiB reads up to the bound): asking for `limit`
+            # bytes at once would reserve that much memory whatever the size.
+            data = f.read(info.st_size + 1)
+            while len(data) <= limit and len(data) > info.st_size:
+                more = f.read(min(1 << 20, limit + 1 - len(data)))
+                if not more:
+                    break
+                data += more
         except MemoryError:
             raise error(f"not enough memory to read the {noun} {path} ({_size(info.st_size)})") from None
         except OSError as e:

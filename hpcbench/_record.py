@@ -182,97 +182,207 @@ def to_plain(value: Any) -> Any:
 
 
 # ---- from plain data ------------------------------------------------------------
+#
+# Each type is turned once into a converter, a function (value, path) -> value,
+# kept in _CONVERTERS: a results file of a million records reads the type
+# hints once, not once per value. Lists and tables of plain numbers or strings
+# are checked at C speed first (the types present, their range, a finite sum);
+# only a list that fails that check is walked value by value, to name the path
+# of the bad value. Paths are made only for what a value is converted under.
+
+Converter = Callable[[Any, str], Any]
+_CONVERTERS: dict = {}
+
 
 def from_plain(tp: Any, value: Any, path: str = "") -> Any:
     """`value` (plain data) as type `tp`; SchemaError naming the path if it does not fit."""
+    return _converter(tp)(value, path)
+
+
+def _converter(tp: Any) -> Converter:
+    """The cached converter of `tp`."""
+    try:
+        return _CONVERTERS[tp]
+    except KeyError:
+        conv = _CONVERTERS[tp] = _build(tp)
+        return conv
+    except TypeError:                 # an unhashable hint: not cached
+        return _build(tp)
+
+
+def _build(tp: Any) -> Converter:
     if tp is Any:
-        return value
+        return lambda value, path: value
     origin = typing.get_origin(tp)
     if origin is Annotated:
-        inner, *checks = typing.get_args(tp)
-        converted = from_plain(inner, value, path)
-        for check in checks:
-            if isinstance(check, Check):
-                check(converted, path)
-        return converted
+        return _annotated(tp)
     if origin is Union or origin is types.UnionType:
-        return _from_union(tp, value, path)
+        return _union(tp)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _from_dataclass(tp, value, path)
+        return _dataclass(tp)
     if origin is list:
-        (item,) = typing.get_args(tp) or (Any,)
-        if not isinstance(value, list):
-            raise _mismatch(path, "a list", value)
-        return [from_plain(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return _list(tp)
     if origin is dict:
-        _, item = typing.get_args(tp) or (str, Any)
+        return _dict(tp)
+    if tp in _SCALARS:
+        return _SCALARS[tp]
+
+    def unknown(value: Any, path: str) -> Any:
+        raise TypeError(f"no plain-data conversion for {tp!r} at {path}")
+    return unknown
+
+
+def _annotated(tp: Any) -> Converter:
+    inner, *extras = typing.get_args(tp)
+    convert = _converter(inner)
+    checks = [c for c in extras if isinstance(c, Check)]
+
+    def conv(value: Any, path: str) -> Any:
+        converted = convert(value, path)
+        for check in checks:
+            check(converted, path)
+        return converted
+    return conv
+
+
+def _union(tp: Any) -> Converter:
+    args = typing.get_args(tp)
+    nullable = type(None) in args
+    candidates = [a for a in args if a is not type(None)]
+    if nullable and len(candidates) == 1:          # X | None: X's own error (as when the one candidate fails)
+        convert = _converter(candidates[0])
+        return lambda value, path: None if value is None else convert(value, path)
+
+    def conv(value: Any, path: str) -> Any:
+        if value is None:
+            if nullable:
+                return None
+            raise _mismatch(path, _describe(args), value)
+        errors = []
+        for arg in candidates:
+            try:
+                return _converter(arg)(value, path)
+            except SchemaError as e:
+                errors.append(e)
+        if len(errors) == 1:
+            raise errors[0]
+        raise _mismatch(path, _describe(args), value)
+    return conv
+
+
+def _dataclass(cls: type) -> Converter:
+    table: list = []           # filled on first use: hints may name classes defined after this one
+
+    def conv(value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise _mismatch(path, "an object", value)
-        return {k: from_plain(item, v, _join(path, k)) for k, v in value.items()}
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _mismatch(path, "a number", value)
-        if isinstance(value, float) and not math.isfinite(value) or isinstance(value, int) and abs(value) > _INT_LIMIT:
-            raise SchemaError(f"{path or 'the record'}: must be a finite number, got {_short(value)}")
-        return value      # an int stays an int: the file must round-trip unchanged
+        if not table:
+            fields, hints = _fields(cls), _hints(cls)
+            table.append({name: _converter(hints[name]) for name, f in fields.items() if f.init})
+            table.append([name for name, f in fields.items() if f.init and f.default is dataclasses.MISSING
+                          and f.default_factory is dataclasses.MISSING])
+        converters, required_names = table
+        kwargs, extra = {}, {}
+        for key, v in value.items():
+            convert = converters.get(key)
+            if convert is not None:
+                kwargs[key] = convert(v, _join(path, key))
+            else:
+                extra[key] = v
+        missing = [name for name in required_names if name not in kwargs]
+        if missing:
+            raise SchemaError(f"{_join(path, missing[0])}: missing")
+        obj = cls(**kwargs)
+        if extra:
+            object.__setattr__(obj, _EXTRA, extra)
+        validate = getattr(obj, "_validate", None)
+        if validate is not None:
+            validate(path)
+        return obj
+    return conv
+
+
+def _all_fit(tp: Any, values: Any) -> bool:
+    """True if every value plainly fits the scalar type `tp` (checked in C:
+    the set of types, the range of integers, a finite sum of floats); False
+    means "check one by one" (it may still fit: a NumPy number, a huge sum)."""
+    kinds = set(map(type, values))
+    if tp is str or tp is bool:
+        return kinds <= {tp}
     if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _mismatch(path, "an integer", value)
-        if abs(value) > _INT_LIMIT:
-            raise SchemaError(f"{path or 'the record'}: must be an integer of at most 64 bits, got {_short(value)}")
-        return value
-    if tp in (str, bool):
-        if not isinstance(value, tp):
-            raise _mismatch(path, "a string" if tp is str else "true or false", value)
-        return value
-    if tp is type(None):
-        if value is not None:
-            raise _mismatch(path, "null", value)
-        return None
-    raise TypeError(f"no plain-data conversion for {tp!r} at {path}")
+        return kinds <= {int} and (not kinds or min(values) >= -_INT_LIMIT and max(values) <= _INT_LIMIT)
+    if tp is float:
+        if not kinds <= {int, float}:
+            return False
+        if int in kinds and not (min(values) >= -_INT_LIMIT and max(values) <= _INT_LIMIT):
+            return False
+        return math.isfinite(sum(values))
+    return False
 
 
-def _from_union(tp: Any, value: Any, path: str) -> Any:
-    args = typing.get_args(tp)
-    if value is None:
-        if type(None) in args:
-            return None
-        raise _mismatch(path, _describe(args), value)
-    errors = []
-    for arg in args:
-        if arg is type(None):
-            continue
-        try:
-            return from_plain(arg, value, path)
-        except SchemaError as e:
-            errors.append(e)
-    if len(errors) == 1:
-        raise errors[0]
-    raise _mismatch(path, _describe(args), value)
+def _list(tp: Any) -> Converter:
+    (item,) = typing.get_args(tp) or (Any,)
+    convert = _converter(item)
+    scalar = item in _SCALARS
+
+    def conv(value: Any, path: str) -> Any:
+        if not isinstance(value, list):
+            raise _mismatch(path, "a list", value)
+        if item is Any or scalar and _all_fit(item, value):
+            return list(value)
+        return [convert(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return conv
 
 
-def _from_dataclass(cls: type, value: Any, path: str) -> Any:
-    if not isinstance(value, dict):
-        raise _mismatch(path, "an object", value)
-    hints = _hints(cls)
-    kwargs, extra = {}, {}
-    fields = _fields(cls)
-    for key, v in value.items():
-        if key in fields and fields[key].init:
-            kwargs[key] = from_plain(hints[key], v, _join(path, key))
-        else:
-            extra[key] = v
-    missing = [f.name for f in fields.values() if f.init and f.name not in kwargs
-               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-    if missing:
-        raise SchemaError(f"{_join(path, missing[0])}: missing")
-    obj = cls(**kwargs)
-    if extra:
-        object.__setattr__(obj, _EXTRA, extra)
-    validate = getattr(obj, "_validate", None)
-    if validate is not None:
-        validate(path)
-    return obj
+def _dict(tp: Any) -> Converter:
+    _, item = typing.get_args(tp) or (str, Any)
+    convert = _converter(item)
+    scalar = item in _SCALARS
+
+    def conv(value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            raise _mismatch(path, "an object", value)
+        if item is Any or scalar and _all_fit(item, value.values()):
+            return dict(value)
+        return {k: convert(v, _join(path, k)) for k, v in value.items()}
+    return conv
+
+
+def _to_float(value: Any, path: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _mismatch(path, "a number", value)
+    if isinstance(value, float) and not math.isfinite(value) or isinstance(value, int) and abs(value) > _INT_LIMIT:
+        raise SchemaError(f"{path or 'the record'}: must be a finite number, got {_short(value)}")
+    return value      # an int stays an int: the file must round-trip unchanged
+
+
+def _to_int(value: Any, path: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _mismatch(path, "an integer", value)
+    if abs(value) > _INT_LIMIT:
+        raise SchemaError(f"{path or 'the record'}: must be an integer of at most 64 bits, got {_short(value)}")
+    return value
+
+
+def _to_str(value: Any, path: str) -> Any:
+    if not isinstance(value, str):
+        raise _mismatch(path, "a string", value)
+    return value
+
+
+def _to_bool(value: Any, path: str) -> Any:
+    if not isinstance(value, bool):
+        raise _mismatch(path, "true or false", value)
+    return value
+
+
+def _to_none(value: Any, path: str) -> Any:
+    if value is not None:
+        raise _mismatch(path, "null", value)
+    return None
+
+
+_SCALARS: dict = {float: _to_float, int: _to_int, str: _to_str, bool: _to_bool, type(None): _to_none}
 
 
 def _join(path: str, key: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from typing import Any
 
 from . import _registry
@@ -120,11 +119,32 @@ def load(path: str) -> Results:
     """Read a results file into typed records; raises ResultsError with one
     line (naming the path inside the file where a value is wrong) if it is
     missing, not a regular file, too large, damaged, truncated, of another
-    format version, or holds a value its record type does not allow. What
-    `load` accepts, `show`, `degr`, `advise` and the accessors handle.
-    `example:NAME` names a shipped example (hpcbench.examples)."""
+    format version, holds a value its record type does not allow, or does
+    not fit in memory. What `load` accepts, `show`, `degr`, `advise` and the
+    accessors handle. `example:NAME` names a shipped example
+    (hpcbench.examples).
+
+    Work and memory are linear in the file's size: the bytes, the text, the
+    parsed JSON and the records never all live at once (at the peak: the
+    text and its parsed JSON, about three times the file for a file of
+    numbers; docs/results-format.md, "Limits")."""
     path = _resolve_example(path)
-    data = _parse(_read(path), path)
+    try:
+        return _load(path)
+    except MemoryError:
+        raise ResultsError(f"not enough memory to load the results file {path} ({_mib(path)}); "
+                           "free memory, raise the limit (ulimit -v) or load it on a larger machine") from None
+
+
+def _mib(path: str) -> str:
+    try:
+        return f"{os.stat(path).st_size / (1 << 20):.0f} MiB"
+    except OSError:
+        return "size unknown"
+
+
+def _load(path: str) -> Results:
+    data = _parse(_read(path), path)      # the text is freed once parsed: only _parse held it
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsError(f"{path} is not an hpcbench results file")
     version = data.get("format_version")
@@ -137,14 +157,17 @@ def load(path: str) -> Results:
         context = from_plain(RunContext, data["context"], "context")
     except SchemaError as e:
         raise ResultsError(f"results file {path} is damaged: {e}") from None
+    items = data.pop("benchmarks")
+    del data
     records = []
-    for i, item in enumerate(data["benchmarks"]):
+    for i, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise ResultsError(f"results file {path} is damaged (benchmark record {i} has no name)")
         try:
             records.append(record_from_dict(item, f"benchmarks[{i}]"))
         except SchemaError as e:
             raise ResultsError(f"results file {path} is damaged: {_short_name(item['name'])} record: {e}") from None
+        items[i] = None          # each plain record is freed once typed: the two never both live whole
     return Results(context, records, path=path)
 
 
@@ -161,32 +184,19 @@ def _short_name(name: str) -> str:
 
 
 def _read(path: str) -> str:
-    """The text of a regular file of at most MAX_FILE_BYTES (a FIFO or a
-    device is refused without reading, so it cannot block or fill memory)."""
+    """The text of a regular file of at most MAX_FILE_BYTES (hpcbench._files:
+    a FIFO or a device is refused without reading, so it cannot block or
+    fill memory). The bytes are freed as soon as they are decoded."""
+    from ._files import read_file
+    if os.path.isdir(path):      # the words the CLI has always said (read_file would refuse it too)
+        raise ResultsError(f"results path is a directory: {path}")
+    data = read_file(path, "results file", MAX_FILE_BYTES, ResultsError)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise ResultsError(f"results file not found: {path}") from None
-    except IsADirectoryError:
-        raise ResultsError(f"results path is a directory: {path}") from None
-    except (OSError, ValueError) as e:
-        raise ResultsError(f"cannot read results file {path}: {getattr(e, 'strerror', None) or e}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ResultsError(f"results path is a directory: {path}")
-        raise ResultsError(f"{path} is not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(info.st_mode):
-            raise ResultsError(f"{path} is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise ResultsError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB: not a results file")
-        try:
-            data = f.read(MAX_FILE_BYTES + 1)
-            return data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ResultsError(f"cannot read results file {path}: {e}") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"cannot read results file {path}: {e}") from None
+    finally:
+        del data
 
 
 def _reject_constant(name: str):
@@ -203,21 +213,30 @@ def _parse(text: str, path: str):
         raise ResultsError(f"results file {path} is damaged (nested more than {MAX_DEPTH} levels)") from None
     except ValueError as e:          # numbers JSON allows but a results file does not (NaN, 5000 digits)
         raise ResultsError(f"results file {path} is damaged ({e})") from None
+    del text                         # the parsed data alone from here on (the caller holds no copy)
     if _depth(data) > MAX_DEPTH:
         raise ResultsError(f"results file {path} is damaged (nested more than {MAX_DEPTH} levels)")
     return data
 
 
 def _depth(data) -> int:
-    """The nesting depth of lists and objects, without recursion."""
-    deepest, stack = 0, [(data, 1)]
+    """The nesting depth of lists and objects, without recursion. Only
+    containers are stacked (never the numbers of a long list), and the walk
+    stops below MAX_DEPTH."""
+    deepest, stack = 0, [(data, 1)] if isinstance(data, (list, dict)) else []
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, depth)
-            if depth <= MAX_DEPTH:
-                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break
+        children = item.values() if isinstance(item, dict) else item
+        if not set(map(type, children)) <= _LEAVES:     # in C: a list of numbers is not walked in Python
+            stack.extend([(v, depth + 1) for v in children if isinstance(v, (list, dict))])
     return deepest
+
+
+#: The types of JSON values that hold no other value.
+_LEAVES = {int, float, str, bool, type(None)}
 
 
 def _dumps(obj, depth: int = 0) -> str:

@@ -4,13 +4,27 @@ from __future__ import annotations
 
 from . import _registry
 from ._results import Results
+from ._terminal import shown
+
+
+#: Hosts the header names at most; beyond, it says how many more (a run of a
+#: million nodes would otherwise make a line of megabytes).
+MAX_HOSTS_SHOWN = 64
+
+
+def hosts_text(hosts: list | None) -> str:
+    """The hosts for the header: all of them up to MAX_HOSTS_SHOWN, else the first ones and how many more."""
+    hosts = hosts or []
+    if len(hosts) <= MAX_HOSTS_SHOWN:
+        return ", ".join(hosts)
+    return f"{', '.join(hosts[:MAX_HOSTS_SHOWN - 1])} and {len(hosts) - MAX_HOSTS_SHOWN + 1} more"
 
 
 def header(results: Results) -> list:
     ctx = results.context
     mpi, timer = ctx.mpi, ctx.timer
     return [f"hpcbench {ctx.hpcbench or '?'} results of {ctx.date or '?'}",
-            f"  hosts: {', '.join(ctx.hosts or [])}; CPU: {ctx.cpu_model or '?'}; "
+            f"  hosts: {hosts_text(ctx.hosts)}; CPU: {ctx.cpu_model or '?'}; "
             f"MPI ranks: {mpi.ranks if mpi and mpi.ranks is not None else '?'}",
             f"  timer: {(timer.source if timer else None) or '?'} at "
             f"{(timer.ticks_per_ns if timer else None) or 0:.3f} ticks/ns, overhead "
@@ -55,10 +69,15 @@ def record_lines(record) -> list:
 
 
 def summary(results: Results) -> str:
+    """Everything `show` prints: the header, then each record's lines (linear
+    in the records: one pass, one join), every string from the file shown
+    with its control characters escaped (hpcbench._terminal.shown)."""
     lines = header(results)
     if not results.benchmarks:
         lines.append("no benchmark finished")
     for rec in results.benchmarks:
         lines.extend(record_lines(rec))
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    # Each item is one line: a newline or control character inside one came
+    # from the file (a host name, an error text) and is shown, not obeyed.
+    return "\n".join(map(shown, lines)).rstrip() + "\n"

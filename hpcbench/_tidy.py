@@ -130,11 +130,14 @@ def rows(results: Any, benchmarks: Iterable) -> list[Row]:
 
 def write_csv(table: Iterable[Row], stream: TextIO) -> None:
     """CSV with a header line; an empty parameter_value is an empty field.
-    Numbers are written exactly (Python's shortest round-trip repr)."""
+    Numbers are written exactly (Python's shortest round-trip repr); text
+    from the results file (a node name) has its control characters shown as
+    escapes (hpcbench._terminal.shown), so that every row is one line."""
+    from ._terminal import shown
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in table:
-        writer.writerow(["" if v is None else v for v in dataclasses.astuple(row)])
+        writer.writerow(["" if v is None else shown(v) if isinstance(v, str) else v for v in dataclasses.astuple(row)])
 
 
 def write_json(table: Iterable[Row], stream: TextIO) -> None:

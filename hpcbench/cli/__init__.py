@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (default sys.argv[1:]); returns the exit
     status: 0, 1 when a benchmark failed, 2 for usage errors."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    streams = sys.stdout, sys.stderr
+    streams, command = (sys.stdout, sys.stderr), ""
     if streams[0] is not None and streams[1] is not None:     # None: the process was started without them
         sys.stdout, sys.stderr = SafeStream(streams[0]), SafeStream(streams[1])   # hpcbench._terminal
     try:
@@ -108,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         # interpreter's flush at exit does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), streams[0].fileno())
         return 0
+    except MemoryError:
+        who = f"hpcbench {command}" if command else "hpcbench"
+        print(f"{who}: not enough memory to finish; free memory, raise the limit (ulimit -v) or run it on a larger "
+              "machine", file=sys.stderr)
+        return 2
     except Exception as e:  # one line for users; the traceback on request
         if os.environ.get("HPCBENCH_DEBUG"):
             raise

@@ -6,6 +6,7 @@ import os
 import sys
 
 from .._argtypes import pu_list_arg
+from .._terminal import shown
 from ..mapping import FORMATS, KINDS
 from ._common import SUMMARIES, UsageError
 
@@ -57,6 +58,31 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _check_hosts(mapping, paths: list) -> None:
+    """Every host of the mapping is a host name a launcher file can carry;
+    ValueError naming where in the results a bad one is otherwise."""
+    from ..mapping import check_host_name
+    for host in mapping.counts():
+        try:
+            check_host_name(host)
+        except ValueError as e:
+            raise ValueError(f"{e} (in {_where(host, paths)})") from None
+
+
+def _where(host: str, paths: list) -> str:
+    """Where the results files name `host`: a context's hosts or a record's node."""
+    from .. import load
+    for path in paths:
+        results = load(path)
+        hosts = results.context.get("hosts") or []
+        if host in hosts:
+            return f"{path}: context.hosts[{hosts.index(host)}]"
+        for i, record in enumerate(results.benchmarks):
+            if record.node == host:
+                return f"{path}: benchmarks[{i}] ({shown(record.name)} record).node"
+    return "the results"
+
+
 def _hosts(text: str) -> list:
     from ..mapping import check_host_name
     return [check_host_name(h.strip(), "--hosts") for h in text.split(",")]
@@ -75,6 +101,8 @@ def cmd_map(args) -> int:
         topology = Topology.from_xml(args.topology) if args.topology is not None else None
         mapping = map_processes(args.results, args.nprocs, args.kind, hosts=hosts, pus=args.pus, topology=topology)
         kwargs = {"program": args.program} if args.program else {}
+        if args.fmt != "list" and args.hosts is None:
+            _check_hosts(mapping, args.results)
         plan = launch(mapping, args.fmt, args.output, **kwargs)
         if args.output is not None:
             _check_output(args.output, args.results, args.force)     # again: it may have changed meanwhile

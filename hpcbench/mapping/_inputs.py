@@ -11,6 +11,7 @@ all, hwloc's tree stands in. Every choice is stated in a Source.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +26,11 @@ from ._tree import NodeTree, partition, tree_from_summary
 
 #: What map_processes reads: a Results, a results file's path, or several.
 ResultsLike = Results | str | os.PathLike | Sequence[Results | str | os.PathLike]
+
+#: The most nodes a mapping is made for (the largest machines have about 1.6e5 nodes; a mapping's time
+#: grows with nodes x processes). A results file or --hosts naming more is refused in one line, before any
+#: node is set up: name the nodes to map onto.
+MAX_HOSTS = 100_000
 
 #: The record each rule reads, in rule order.
 RECORDS = {"rule 1": "shared-caches", "rule 2": "memory", "rule 3": "comm", "network": "network-access"}
@@ -108,31 +114,43 @@ def _topology(files: list, topology) -> dict:
     raise ValueError("the results hold no hwloc topology (context.topology) and none was given")
 
 
+def _too_many(count: int, where: str) -> ValueError:
+    return ValueError(f"{where} {count} hosts; a mapping is made for at most {MAX_HOSTS} nodes: name the nodes "
+                      "to map onto (--hosts)")
+
+
 def _hosts(files: list, hosts, node_records: list) -> list:
     if hosts is not None:
         hosts = [hosts] if isinstance(hosts, str) else list(hosts)
+        if len(hosts) > MAX_HOSTS:
+            raise _too_many(len(hosts), "the hosts to map onto are")
         bad = [h for h in hosts if not isinstance(h, str) or not h.strip() or any(c.isspace() for c in h)]
         if bad or not hosts:
             raise ValueError(f"hosts must be non-empty names without spaces, got {bad[0] if bad else hosts!r}")
-        if len(set(hosts)) != len(hosts):
-            raise ValueError(f"hosts must not repeat, got {', '.join(hosts)}")
+        if len(set(hosts)) != len(hosts):         # name the first repeat, not every host (a line of megabytes)
+            counted = Counter(hosts)
+            again = next(h for h in hosts if counted[h] > 1)
+            raise ValueError(f"hosts must not repeat, got {again} more than once in {len(hosts)} hosts")
         return hosts
-    found: list = []
+    found: dict = {}              # an ordered set: a list's `in` made this quadratic in the hosts
     for res in files:
         for h in res.context.get("hosts") or []:
-            if h not in found:
-                found.append(h)
+            found.setdefault(h, None)
     for r in node_records:
-        if r.node and r.node not in found:
-            found.append(r.node)
+        if r.node:
+            found.setdefault(r.node, None)
+    if len(found) > MAX_HOSTS:
+        raise _too_many(len(found), "the results name")
     if not found:
         raise ValueError("the results name no host (context.hosts); give the hosts to map onto")
-    return found
+    return list(found)
 
 
 def _allowed(tree: NodeTree, pus) -> np.ndarray:
     if pus is None:
-        return np.ones(len(tree.pus), dtype=bool)
+        mask = np.ones(len(tree.pus), dtype=bool)
+        mask.flags.writeable = False     # shared by every node of this tree
+        return mask
     wanted = sorted({int(p) for p in pus})
     unknown = [p for p in wanted if p not in tree.index]
     if unknown or not wanted:
@@ -140,16 +158,23 @@ def _allowed(tree: NodeTree, pus) -> np.ndarray:
                          f"got {unknown[0] if unknown else 'none'}")
     mask = np.zeros(len(tree.pus), dtype=bool)
     mask[[tree.index[p] for p in wanted]] = True
+    mask.flags.writeable = False     # shared by every node of this tree
     return mask
 
 
-def _pick(own: dict, host: str, order: list):
-    """The node's own record, else the first node's that has one."""
+def _first_measured(own: dict, order: list) -> str | None:
+    """The node whose record stands in for nodes without one: the first in
+    `order` that has one, else the first by name. Found once per rule (per
+    node it made the mapping quadratic in the hosts)."""
+    return next((h for h in order if h in own), min(own) if own else None)
+
+
+def _pick(own: dict, host: str, stand_in: str | None):
+    """The node's own record, else the stand-in node's (_first_measured)."""
     if host in own:
         return own[host], None
-    for h in order + sorted(own):
-        if h in own:
-            return own[h], h
+    if stand_in is not None:
+        return own[stand_in], stand_in
     return None, None
 
 
@@ -239,10 +264,12 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
 
     nodes: list = []
     built: dict = {}
+    s_first, m_first = _first_measured(shared, hosts), _first_measured(memory, hosts)
+    l_first = _first_measured(comm.intra, hosts) if comm is not None else None
     for host in hosts:
-        s_rec, s_from = _pick(shared, host, hosts)
-        m_rec, m_from = _pick(memory, host, hosts)
-        l_rec, l_from = _pick(comm.intra, host, hosts) if comm is not None else (None, None)
+        s_rec, s_from = _pick(shared, host, s_first)
+        m_rec, m_from = _pick(memory, host, m_first)
+        l_rec, l_from = _pick(comm.intra, host, l_first) if comm is not None else (None, None)
         origin = (host if l_rec is not None and l_from is None else l_from)
         key = (id(s_rec), id(m_rec), origin)
         if key not in built:
@@ -260,7 +287,7 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
                    _source("rule 2", "memory", host, m_rec, m_from, m_said), l_src]
         nodes.append(NodeInputs(host, number, tree, caches, mem, lat, sources))
 
-    intra_max = max(float(np.nanmax(n.latency.values())) for n in nodes)
+    intra_max = max(float(np.nanmax(lat.values())) for lat in {id(n.latency): n.latency for n in nodes}.values())
     if comm is not None and comm.between is not None:
         between = comm.between
     else:
@@ -280,6 +307,8 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
     else:
         network = Source("network", "not applied", "no network-access record: the network rule is not applied "
                                                    "(hwloc does not see the network)")
-    allowed = [_allowed(n.tree, pus) for n in nodes]
+    masks: dict = {}                 # one mask per tree, shared by the nodes built on it
+    allowed = [masks[id(n.tree)] if id(n.tree) in masks else masks.setdefault(id(n.tree), _allowed(n.tree, pus))
+               for n in nodes]
     tolerance = comm.tolerance if comm is not None else float(LAYER_TOLERANCE)
     return Inputs(nodes, allowed, between, latency_max, tolerance, unit, rat_nc, network, notes)

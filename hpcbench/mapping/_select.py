@@ -234,10 +234,16 @@ def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequen
                      f"ratNC[{rule.largest}] = {rule.ratio(rule.largest):.2f}")
     levels: dict = {}
     measured: dict = {}
-    for n in inputs.nodes:
-        levels.setdefault(id(n.tree), _levels(n.tree))
-        measured.setdefault(n.key, _measured(n, levels[id(n.tree)]))
-    nodes = [MappedNode(host=n.host, pus=n.tree.pus.tolist(), allowed=n.tree.pus[a].tolist(),
+    for n in inputs.nodes:          # once per kind of node, not per node
+        if id(n.tree) not in levels:
+            levels[id(n.tree)] = _levels(n.tree)
+        if n.key not in measured:
+            measured[n.key] = _measured(n, levels[id(n.tree)])
+    lists: dict = {}                 # the PU lists of nodes alike, made once and shared
+    for n, a in zip(inputs.nodes, inputs.allowed):
+        if (id(n.tree), id(a)) not in lists:
+            lists[id(n.tree), id(a)] = (n.tree.pus.tolist(), n.tree.pus[a].tolist())
+    nodes = [MappedNode(host=n.host, pus=lists[id(n.tree), id(a)][0], allowed=lists[id(n.tree), id(a)][1],
                         levels=levels[id(n.tree)], measured=measured[n.key])
              for n, a in zip(inputs.nodes, inputs.allowed)]
     return ProcessMapping(kind=kind, nprocs=nprocs, weights=w.as_dict(), tie_rule=TIE_RULE, rank_rule=RANK_RULE,

@@ -8,12 +8,13 @@ have it, else in file order; a record only one file has is shown alone."""
 from __future__ import annotations
 
 import os
+from collections import defaultdict, deque
 
 from .._headline import Headline, ratio
 from .._results import Results
 from ._html import esc, rows, tag
 from ._machine import context_rows
-from ._page import hosts_text, page, views
+from ._page import hosts_text, not_shown_html, page, views
 from ._section import badge, body_html, findings_counts, meta_line
 from ._view import RecordView
 
@@ -24,21 +25,31 @@ NOTABLE = 0.05
 def pair_views(a: list, b: list) -> list:
     """[(view of A or None, view of B or None)] in A's order: first every
     record with its namesake on the same node, then the rest with the next
-    unpaired record of the same name, then what is left of B."""
+    unpaired record of the same name, then what is left of B. Linear: B is
+    indexed by (name, node) and by name once, each index consumed in B's order."""
+    by_key: dict = defaultdict(deque)
+    by_name: dict = defaultdict(deque)
+    for j, vb in enumerate(b):
+        by_key[vb.name, vb.node].append(j)
+        by_name[vb.name].append(j)
+    used = [False] * len(b)
     match: dict = {}
-    unused = list(b)
     for i, va in enumerate(a):
-        found = next((vb for vb in unused if vb.name == va.name and vb.node == va.node), None)
-        if found is not None:
-            match[i] = found
-            unused.remove(found)
+        queue = by_key.get((va.name, va.node))
+        if queue:
+            match[i] = j = queue.popleft()
+            used[j] = True
     for i, va in enumerate(a):
-        if i not in match:
-            found = next((vb for vb in unused if vb.name == va.name), None)
-            if found is not None:
-                match[i] = found
-                unused.remove(found)
-    return [(va, match.get(i)) for i, va in enumerate(a)] + [(None, vb) for vb in unused]
+        if i in match:
+            continue
+        queue = by_name.get(va.name)
+        while queue and used[queue[0]]:
+            queue.popleft()
+        if queue:
+            match[i] = j = queue.popleft()
+            used[j] = True
+    return [(va, b[match[i]] if i in match else None) for i, va in enumerate(a)] + \
+        [(None, vb) for j, vb in enumerate(b) if not used[j]]
 
 
 def _by_label(headlines: list) -> dict:
@@ -131,7 +142,8 @@ def comparison_page(a: Results, b: Results, figures: bool = True) -> tuple:
                          _cell(va), _cell(vb), esc(str(notable)) if (va and vb) else "-"])
     body = [tag("section", tag("h2", "Machines") + context_comparison(a, b), id="machine")]
     if overview:
-        body.append(tag("section", tag("h2", "Benchmarks") +
+        body.append(tag("section", tag("h2", "Benchmarks") + not_shown_html(views_a, label_a) +
+                        not_shown_html(views_b, label_b) +
                         rows(overview, ["benchmark", esc(label_a), esc(label_b), "numbers that changed by 5% or more"],
                              class_="grid"), id="overview"))
     body.extend(sections)

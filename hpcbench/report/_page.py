@@ -5,6 +5,7 @@ script, and a Content-Security-Policy that forbids any request."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 
 from .._results import Results
 from .._version import __version__
@@ -46,18 +47,56 @@ def page(title: str, heading: str, subtitle: str, body: str) -> str:
     ]) + "\n"
 
 
+#: Records a page shows at most (the first ones of the file): a section per
+#: record costs the page kilobytes and the command milliseconds, and a page of a
+#: million sections is neither made in seconds nor read. The rest are counted
+#: (docs/report.md, "Large files"); `hpcbench show` prints every record.
+MAX_RECORDS = 1000
+
+
+class Views(list):
+    """The RecordViews of the records a page shows (a list), and per status
+    how many more records the file holds beyond MAX_RECORDS (`not_shown`:
+    ok, failed, skipped, warnings), so that the command's counts cover every
+    record without a view of each."""
+
+    def __init__(self, shown: Iterable = (), not_shown: dict | None = None):
+        super().__init__(shown)
+        self.not_shown = dict(not_shown or {})
+
+    def __add__(self, other: list) -> Views:
+        extra = getattr(other, "not_shown", {})
+        merged = {k: self.not_shown.get(k, 0) + extra.get(k, 0) for k in {*self.not_shown, *extra}}
+        return Views(list(self) + list(other), merged)
+
+
+def _not_shown(records: list) -> dict:
+    """What counts() needs of the records beyond MAX_RECORDS: their statuses and warnings."""
+    out = {"ok": 0, "failed": 0, "skipped": 0, "warnings": 0, "records": len(records)}
+    for r in records:
+        out[r.status if r.status in ("ok", "skipped") else "failed"] += 1
+        out["warnings"] += len(r.warnings) if isinstance(r.warnings, list) else 0
+    return out
+
+
 def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
-    """(one RecordView per record, why figures are missing or None)."""
+    """(one RecordView per record shown, why figures are missing or None):
+    the first MAX_RECORDS records (a Views, which counts the others)."""
     note = matplotlib_missing() if figures else "figures were not drawn for this report"
-    seen = {"machine", "overview"} | {f"across-{slug(r.name)}" for r in results.benchmarks}   # the page's own ids
-    out = []
-    for record in results.benchmarks:
+    shown = results.benchmarks[:MAX_RECORDS]
+    seen = {"machine", "overview"} | {f"across-{slug(r.name)}" for r in shown}   # the page's own ids
+    last: dict = {}                  # base -> the last suffix tried: repeats stay linear, not quadratic
+    out = Views(not_shown=_not_shown(results.benchmarks[MAX_RECORDS:]))
+    for record in shown:
         base = anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
-        n = 1
+        n = last.get(base, 1)
+        if n > 1:
+            anchor = f"{base}-{n}"
         while anchor in seen:                               # the same benchmark twice on one node
             n += 1
             anchor = f"{base}-{n}"
         seen.add(anchor)
+        last[base] = n
         out.append(record_view(record, anchor))
     if note is None:
         left_out = choose_figures(out)
@@ -67,6 +106,17 @@ def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
             else:
                 draw_figure(view)
     return out, note
+
+
+def not_shown_html(all_views: list, label: str = "This results file") -> str:
+    """The note that the page shows only the first MAX_RECORDS records, with what the others are ("" if none)."""
+    rest = getattr(all_views, "not_shown", {})
+    if not rest.get("records"):
+        return ""
+    states = ", ".join(f"{rest[k]} {k}" for k in ("ok", "failed", "skipped") if rest.get(k))
+    return tag("p", f"{esc(label)} holds {len(all_views) + rest['records']} benchmark records; the page shows "
+                    f"the first {len(all_views)} (a report shows at most {MAX_RECORDS}). The {rest['records']} "
+                    f"others ({states}) are counted, not shown: hpcbench show prints every record.", class_="note")
 
 
 def context_table(results: Results) -> str:
@@ -92,7 +142,8 @@ def _overview(all_views: list) -> str:
         cells.append([tag("a", esc(v.name), href=f"#{v.anchor}"), esc(v.node), badge(v.status),
                       tag("span", time), findings_counts(v) or tag("span", "none", class_="note")])
     header = ["benchmark", "node", "status", "took", "findings"]
-    return tag("section", tag("h2", "Benchmarks") + rows(cells, header, class_="grid"), id="overview")
+    return tag("section", tag("h2", "Benchmarks") + not_shown_html(all_views) + rows(cells, header, class_="grid"),
+               id="overview")
 
 
 def single_page(results: Results, figures: bool = True) -> tuple:
@@ -125,11 +176,17 @@ def report_html(results: Results, figures: bool = True) -> str:
 
 
 def counts(all_views: list[RecordView]) -> dict:
-    """How many records ended in each status, and the findings in all: for the command's one line."""
-    out = {"ok": 0, "failed": 0, "skipped": 0, "disagreements": 0, "warnings": 0, "problems": 0}
+    """How many records ended in each status, and the findings in all: for
+    the command's one line. Records beyond the page's MAX_RECORDS (a Views'
+    `not_shown`) count by status and warnings; `not_shown` says how many."""
+    out = {"ok": 0, "failed": 0, "skipped": 0, "disagreements": 0, "warnings": 0, "problems": 0, "not_shown": 0}
     for v in all_views:
         out[v.status if v.status in ("ok", "skipped") else "failed"] += 1
         out["disagreements"] += len(v.disagreements)
         out["warnings"] += len(v.warnings)
         out["problems"] += len(v.problems)
+    rest = getattr(all_views, "not_shown", {})
+    for key in ("ok", "failed", "skipped", "warnings"):
+        out[key] += rest.get(key, 0)
+    out["not_shown"] = rest.get("records", 0)
     return out
