@@ -51,7 +51,8 @@ def check_run_report(results_path: str) -> str:
     from ..report import ReportError, check_report_path, default_report_path, matplotlib_missing
     path = default_report_path([results_path])
     try:
-        check_report_path(path, (results_path,))
+        check_report_path(path, (results_path,), hint="choose another results file with -o (the report is named "
+                                                      "after it) or move it away")
     except ReportError as e:
         raise UsageError(f"hpcbench run: --report: {e}") from None
     missing = matplotlib_missing()

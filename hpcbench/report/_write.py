@@ -53,19 +53,20 @@ def is_report(path: str) -> bool:
     return head is not None and looks_like_report(head)
 
 
-def check_report_path(path: str, results_paths: tuple = (), force: bool = False) -> str:
+def check_report_path(path: str, results_paths: tuple = (), force: bool = False, hint: str = _HINT) -> str:
     """The absolute path a report may be written to, or ReportError naming
     what is wrong: no name, a directory, a missing or read-only folder, one
     of the results files, a link, or (unless `force`) an existing file that
     is not a report (hpcbench._files.check_target). A results file is never
-    replaced, even with `force`."""
+    replaced, even with `force`. `hint` ends the refusal of a file of
+    another kind (what the command offers instead)."""
     if isinstance(path, str) and path.strip() and \
             any(os.path.abspath(p) == os.path.abspath(path) for p in results_paths):
         raise ReportError(f"the report would overwrite the results file {path}; choose another name with -o")
     from .._output import is_results_file
     if isinstance(path, str) and path.strip() and is_results_file(path):
         raise ReportError(f"{path} is a results file; a report never overwrites one: choose another name with -o")
-    full = check_target(path, "report", looks_like_report, force, ReportError, "an hpcbench report", _HINT)
+    full = check_target(path, "report", looks_like_report, force, ReportError, "an hpcbench report", hint)
     if os.path.lexists(full) and not os.access(full, os.W_OK):
         raise ReportError(f"cannot write the report {path}: the file is read-only")
     return full
