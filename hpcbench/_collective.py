@@ -8,8 +8,10 @@ rank's message.
 """
 from __future__ import annotations
 
+from ._errors import MeasurementError
 
-class CommError(RuntimeError):
+
+class CommError(MeasurementError):
     """A kernel failed on some rank; the message names the rank."""
 
 

@@ -38,14 +38,11 @@ import os
 import stat
 
 from ._atomic import atomic_write_text, sweep_temporaries
+from ._errors import OutputError
 from ._files import check_target, kind_of, read_head
 
 #: Bytes of an existing file read to recognise a results file.
 _HEAD = 4096
-
-
-class OutputError(ValueError):
-    """The output path cannot be used; one line."""
 
 
 def check_file_target(path: str, noun: str, error: type[ValueError] = OutputError) -> str:

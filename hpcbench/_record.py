@@ -35,11 +35,13 @@ from typing import Annotated, Any, Union
 
 import numpy as np
 
+from ._errors import ResultsError
+
 _OMIT_NONE = "omit_none"
 _EXTRA = "_extra"     # attribute holding the keys a dataclass does not know
 
 
-class SchemaError(ValueError):
+class SchemaError(ResultsError):
     """Plain data that does not fit a record type; the message names the path."""
 
 

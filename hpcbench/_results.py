@@ -18,6 +18,7 @@ from typing import Any
 from . import _registry
 from ._atomic import atomic_write_text
 from ._context import RunContext
+from ._errors import ResultsError
 from ._record import Record, SchemaError, from_plain, to_plain
 
 FORMAT = "hpcbench-results"
@@ -26,10 +27,6 @@ FORMAT_VERSION = 1
 MAX_FILE_BYTES = 1 << 30
 #: The deepest nesting of lists and objects a results file may have.
 MAX_DEPTH = 64
-
-
-class ResultsError(ValueError):
-    """A results file that cannot be read; the message is one line."""
 
 
 class Results:

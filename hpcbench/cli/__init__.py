@@ -20,6 +20,7 @@ import importlib
 import os
 import sys
 
+from .._errors import HpcbenchError, InputError, MeasurementError, Unavailable
 from .._terminal import SafeStream
 from .._version import __version__
 from ._common import SUMMARIES, Parser, UsageError
@@ -38,6 +39,10 @@ _GROUPS = {
     "._doctor": ("add_doctor_parser", {"doctor": "cmd_doctor"}),
 }
 COMMANDS = tuple(name for _, (_, runners) in _GROUPS.items() for name in runners)
+
+
+#: The exit status of each kind of error (hpcbench._errors), the first that matches.
+EXIT_STATUS = {InputError: 2, Unavailable: 3, MeasurementError: 1, HpcbenchError: 1}
 
 
 def _module(name: str):
@@ -75,7 +80,9 @@ def _is_rank_zero() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (default sys.argv[1:]); returns the exit
-    status: 0, 1 when a benchmark failed, 2 for usage errors."""
+    status: 0; 1 when a benchmark or a measurement failed; 2 for bad input
+    (usage errors, and any InputError); 3 when what was asked is unavailable
+    here; 130 on Ctrl-C, 128+N on signal N during `run`."""
     argv = sys.argv[1:] if argv is None else list(argv)
     streams, command = (sys.stdout, sys.stderr), ""
     if streams[0] is not None and streams[1] is not None:     # None: the process was started without them
@@ -99,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         if _is_rank_zero():
             print(f"{e}", file=sys.stderr)
         return 2
+    except HpcbenchError as e:      # what a command did not word itself: the status by kind (hpcbench._errors)
+        who = f"hpcbench {command}" if command else "hpcbench"
+        print(f"{who}: {e}", file=sys.stderr)
+        return EXIT_STATUS[next(kind for kind in EXIT_STATUS if isinstance(e, kind))]
     except KeyboardInterrupt:
         print("hpcbench: interrupted", file=sys.stderr)
         return 130

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+from .._errors import InputError
+
 SUMMARIES = {
     "run": "run benchmarks (default: the default suite) and write a results file",
     "list": "list the benchmarks",
@@ -20,8 +22,9 @@ SUMMARIES = {
 }
 
 
-class UsageError(Exception):
-    """Bad input: one line for the user, exit status 2."""
+class UsageError(InputError):
+    """A bad command line, already worded for the user (the command's name
+    first): one line, exit status 2."""
 
 
 class Parser(argparse.ArgumentParser):

@@ -8,6 +8,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from .._errors import InputError
 from .._files import check_target, read_head, write_file
 from .._results import Results, ResultsError, load
 from ._compare import comparison_page
@@ -21,7 +22,7 @@ _VERSION = re.compile(rb'"format_version"\s*:\s*(-?\d+)\s*[,}]')
 _HINT = "choose another name with -o, move it away or give --force"
 
 
-class ReportError(ValueError):
+class ReportError(InputError):
     """A report that cannot be made (a results file that cannot be read, an
     output that cannot be written); the message is one line."""
 
