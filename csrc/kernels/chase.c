@@ -33,12 +33,8 @@ int hpcb_chase_check(const struct hpcb_chase_params *p, struct hpcb_why *why)
             return hpcb_why_set(why, "sizes", "must each be a positive multiple of stride_bytes (%zu bytes) and at "
                                 "most buffer_bytes (%zu), got %zu at index %zu", p->stride_bytes, p->buffer_bytes,
                                 p->sizes[i], i);
-    if ((rc = hpcb_why_choice(why, "order", p->order, hpcb_order_names, HPCB_ORDER_COUNT)) != HPCB_OK)
+    if ((rc = hpcb_cycle_order_check(why, p->order, p->window_bytes, p->stride_bytes)) != HPCB_OK)
         return rc;
-    if (p->order == HPCB_ORDER_WINDOWED && (p->window_bytes == 0 || p->window_bytes % p->stride_bytes != 0))
-        return hpcb_why_set(why, "window_bytes",
-                            "must be a positive multiple of stride_bytes (%zu bytes) with ORDER_WINDOWED, got %zu",
-                            p->stride_bytes, p->window_bytes);
     if ((rc = hpcb_why_range(why, "min_accesses", p->min_accesses, 1, (size_t)1 << 40, "")) != HPCB_OK ||
         (rc = hpcb_why_range(why, "samples", p->samples, 1, HPCB_MAX_SAMPLES / p->nsizes, "")) != HPCB_OK ||
         (rc = hpcb_why_range(why, "warmup", p->warmup, 0, 1000, "")) != HPCB_OK)

@@ -67,3 +67,15 @@ int hpcb_cycle_order(size_t *visit, size_t slots, int order, uint64_t seed, size
     free(windows);
     return HPCB_OK;
 }
+
+int hpcb_cycle_order_check(struct hpcb_why *why, int order, size_t window_bytes, size_t stride_bytes)
+{
+    int rc = hpcb_why_choice(why, "order", order, hpcb_order_names, HPCB_ORDER_COUNT);
+    if (rc != HPCB_OK)
+        return rc;
+    if (order == HPCB_ORDER_WINDOWED && (window_bytes == 0 || window_bytes % stride_bytes != 0))
+        return hpcb_why_set(why, "window_bytes",
+                            "must be a positive multiple of stride_bytes (%zu bytes) with ORDER_WINDOWED, got %zu",
+                            stride_bytes, window_bytes);
+    return HPCB_OK;
+}

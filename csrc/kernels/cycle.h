@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../runtime/hpcb.h"
+#include "../runtime/why.h"
 
 /* Visiting orders: ORDER_SEQUENTIAL (0) slot 0, 1, 2, ..., Servet's
  * constant stride; ORDER_RANDOM (1) one uniformly random cycle through the
@@ -29,5 +30,10 @@ extern const char *const hpcb_order_names[];
  * only (a positive count; more than `slots` means one window). slots > 0.
  * HPCB_ENOMEM if scratch memory cannot be had. */
 int hpcb_cycle_order(size_t *visit, size_t slots, int order, uint64_t seed, size_t window_slots);
+
+/* The rules both traversal kernels give an order: one of HPCB_ORDERS, and
+ * with ORDER_WINDOWED a window of a positive multiple of stride_bytes.
+ * HPCB_OK, or the rule broken, in `why` (parameters "order", "window_bytes"). */
+int hpcb_cycle_order_check(struct hpcb_why *why, int order, size_t window_bytes, size_t stride_bytes);
 
 #endif /* HPCB_CYCLE_H */

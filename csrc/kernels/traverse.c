@@ -22,12 +22,8 @@ int hpcb_traverse_check(const struct hpcb_traverse_params *p, struct hpcb_why *w
                             p->stride_bytes, p->array_bytes);
     size_t largest = (size_t)INT_MAX * sizeof(int);   /* offsets between slots are stored in ints */
     if ((rc = hpcb_why_range(why, "array_bytes", p->array_bytes, 0, largest, " bytes")) != HPCB_OK ||
-        (rc = hpcb_why_choice(why, "order", p->order, hpcb_order_names, HPCB_ORDER_COUNT)) != HPCB_OK)
+        (rc = hpcb_cycle_order_check(why, p->order, p->window_bytes, p->stride_bytes)) != HPCB_OK)
         return rc;
-    if (p->order == HPCB_ORDER_WINDOWED && (p->window_bytes == 0 || p->window_bytes % p->stride_bytes != 0))
-        return hpcb_why_set(why, "window_bytes",
-                            "must be a positive multiple of stride_bytes (%zu bytes) with ORDER_WINDOWED, got %zu",
-                            p->stride_bytes, p->window_bytes);
     if ((rc = hpcb_why_range(why, "min_accesses", p->min_accesses, 1, (size_t)1 << 40, "")) != HPCB_OK ||
         (rc = hpcb_why_range(why, "samples", p->samples, 1, HPCB_MAX_SAMPLES, "")) != HPCB_OK ||
         (rc = hpcb_page_mode_check(p->page_mode, why)) != HPCB_OK)

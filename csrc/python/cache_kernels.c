@@ -137,7 +137,7 @@ static PyObject *load_supported(PyObject *self, PyObject *args)
     return PyBool_FromLong(hpcb_load_supported(isa));
 }
 
-static PyMethodDef cache_methods[] = {
+PyMethodDef glue_cache_methods[] = {
     {"chase_sweep", GLUE_KEYWORDS(chase_sweep),
      "chase_sweep(buffer_bytes, sizes, stride_bytes=64, order=ORDER_RANDOM, seed=1, window_bytes=131072,\n"
      "            min_accesses=1, warmup=1, samples=1, page_mode=PAGES_HUGE, long_slots=0)\n"
@@ -161,8 +161,3 @@ static PyMethodDef cache_methods[] = {
      "load_supported(isa) -> bool: whether this CPU runs load_sweep's loop with that instruction set."},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_cache_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, cache_methods);
-}

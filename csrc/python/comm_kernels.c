@@ -160,7 +160,7 @@ static PyObject *shift_times(PyObject *self, PyObject *args)
     return comm_samples(self, &c, hpcb_shift_check(p, &c.why), p->iterations, &c.out.shift.ticks);
 }
 
-static PyMethodDef comm_methods[] = {
+PyMethodDef glue_comm_methods[] = {
     {"barrier_times", barrier_times, METH_VARARGS,
      "barrier_times(comm, warmup=10, samples=100) -> ns per barrier on this rank"},
     {"echo", echo, METH_VARARGS,
@@ -191,8 +191,3 @@ static PyMethodDef comm_methods[] = {
      "(ticks, load_messages, load_ticks) (role ROLE_*)"},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_comm_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, comm_methods);
-}

@@ -1,18 +1,19 @@
-/* families.h - what module.c calls in each family glue file: one exec
- * function apiece, which adds the family's functions to the module. (The
- * families that take a communicator import mpi4py's C API, whose tables are
- * per translation unit, on their first call.) */
+/* families.h - what module.c takes from each family glue file: its table
+ * of functions, which module.c adds to the module in one loop (so no family
+ * repeats the adding). The families that take a communicator import
+ * mpi4py's C API, whose tables are per translation unit, on their first
+ * call. */
 #ifndef HPCB_FAMILIES_H
 #define HPCB_FAMILIES_H
 
 #include "glue.h"
 
-int glue_topology_exec(PyObject *module);   /* topology.c */
-int glue_node_exec(PyObject *module);       /* node_kernels.c */
-int glue_cache_exec(PyObject *module);      /* cache_kernels.c */
-int glue_comm_exec(PyObject *module);       /* comm_kernels.c */
-int glue_multibsp_exec(PyObject *module);   /* multibsp_kernels.c */
-int glue_matrix_exec(PyObject *module);     /* matrix_kernels.c */
-int glue_predict_exec(PyObject *module);    /* predict_kernels.c */
+extern PyMethodDef glue_topology_methods[];  /* topology.c */
+extern PyMethodDef glue_node_methods[];      /* node_kernels.c */
+extern PyMethodDef glue_cache_methods[];     /* cache_kernels.c */
+extern PyMethodDef glue_comm_methods[];      /* comm_kernels.c */
+extern PyMethodDef glue_multibsp_methods[];  /* multibsp_kernels.c */
+extern PyMethodDef glue_matrix_methods[];    /* matrix_kernels.c */
+extern PyMethodDef glue_predict_methods[];   /* predict_kernels.c */
 
 #endif /* HPCB_FAMILIES_H */

@@ -129,32 +129,50 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n)
     return 0;
 }
 
-unsigned *glue_pu_list(PyObject *module, PyObject *seq, size_t *count)
+/* The integers of `seq` (else TypeError `not_sequence`), each in 0..max
+ * (else ParameterError on `parameter`: "<rule>, got V at index I"), into a
+ * new array of `width`-byte unsigned values (`unsigned` or `size_t`); NULL
+ * with the Python error set on failure. The one conversion of a list for
+ * every kernel: PU lists and size lists. */
+static void *integer_list(PyObject *module, PyObject *seq, const char *parameter, const char *not_sequence,
+                          const char *rule, unsigned long long max, size_t width, size_t *count)
 {
-    PyObject *fast = PySequence_Fast(seq, "pus must be a sequence of PU OS indexes");
+    PyObject *fast = PySequence_Fast(seq, not_sequence);
     if (fast == NULL)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    unsigned *pus = malloc((size_t)(n > 0 ? n : 1) * sizeof *pus);
-    if (pus == NULL)
+    unsigned char *list = malloc((size_t)(n > 0 ? n : 1) * width);
+    if (list == NULL)
         PyErr_NoMemory();
-    for (Py_ssize_t i = 0; pus != NULL && i < n; i++) {
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
         long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v < 0 || v > (long long)UINT_MAX) {
+        if (v < 0 || (unsigned long long)v > max) {
             if (!PyErr_Occurred()) {
-                char rule[96];
-                snprintf(rule, sizeof rule, "must be PU OS indexes (0..%u), got %lld", UINT_MAX, v);
-                raise_parameter_error(module, "pus", rule);
+                char text[160];
+                snprintf(text, sizeof text, "%s, got %lld at index %zd", rule, v, i);
+                raise_parameter_error(module, parameter, text);
             }
-            free(pus);
-            pus = NULL;
+            free(list);
+            list = NULL;
+        } else if (width == sizeof(unsigned)) {
+            unsigned u = (unsigned)v;
+            memcpy(list + (size_t)i * width, &u, width);
         } else {
-            pus[i] = (unsigned)v;
+            size_t z = (size_t)v;
+            memcpy(list + (size_t)i * width, &z, width);
         }
     }
     Py_DECREF(fast);
     *count = (size_t)n;
-    return pus;
+    return list;
+}
+
+unsigned *glue_pu_list(PyObject *module, PyObject *seq, size_t *count)
+{
+    char rule[64];
+    snprintf(rule, sizeof rule, "must be PU OS indexes (0..%u)", UINT_MAX);
+    return integer_list(module, seq, "pus", "pus must be a sequence of PU OS indexes", rule, UINT_MAX,
+                        sizeof(unsigned), count);
 }
 
 int glue_pus(PyObject *module, struct glue_call *call, PyObject *seq, struct hpcb_team_params *team)
@@ -173,33 +191,14 @@ void glue_call_free(struct glue_call *call)
 
 int glue_sizes(PyObject *module, struct glue_call *call, PyObject *seq, const size_t **sizes, size_t *n)
 {
-    PyObject *fast = PySequence_Fast(seq, "sizes must be a sequence of sizes in bytes");
-    if (fast == NULL)
-        return -1;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
-    size_t *list = malloc((size_t)(count > 0 ? count : 1) * sizeof *list);
-    if (list == NULL)
-        PyErr_NoMemory();
-    for (Py_ssize_t i = 0; list != NULL && i < count; i++) {
-        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v < 0) {
-            if (!PyErr_Occurred()) {
-                char rule[96];
-                snprintf(rule, sizeof rule, "must not be negative, got %lld at index %zd", v, i);
-                raise_parameter_error(module, "sizes", rule);
-            }
-            free(list);
-            list = NULL;
-        } else {
-            list[i] = (size_t)v;
-        }
-    }
-    Py_DECREF(fast);
+    size_t count = 0;
+    size_t *list = integer_list(module, seq, "sizes", "sizes must be a sequence of sizes in bytes",
+                                "must not be negative", (unsigned long long)LLONG_MAX, sizeof(size_t), &count);
     if (list == NULL)
         return -1;
     free(call->sizes);
     *sizes = call->sizes = list;
-    *n = (size_t)count;
+    *n = count;
     return 0;
 }
 

@@ -186,7 +186,7 @@ static PyObject *matrix_verify(PyObject *self, PyObject *args, PyObject *kwargs)
     return result;
 }
 
-static PyMethodDef matrix_methods[] = {
+PyMethodDef glue_matrix_methods[] = {
     {"matrix_times", GLUE_KEYWORDS(matrix_times),
      "matrix_times(comm, op, n, rows, cols, mesh, transposed, warmup, iterations, direction=0, index=0, "
      "block=False) -> ticks per application on this rank, or (ticks, local matrix) with block=True "
@@ -202,8 +202,3 @@ static PyMethodDef matrix_methods[] = {
      "(elements wrong, the first in words)"},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_matrix_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, matrix_methods);
-}

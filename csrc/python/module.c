@@ -99,10 +99,13 @@ static int core_exec(PyObject *module)
     }
     if (_import_array() < 0)   /* NumPy's C API, for every glue file (glue.h) */
         return -1;
-    if (glue_state_exec(module) != 0 || glue_add_constants(module, constants, sizeof constants / sizeof *constants) ||
-        glue_topology_exec(module) != 0 || glue_node_exec(module) != 0 || glue_cache_exec(module) != 0 || glue_comm_exec(module) != 0 ||
-        glue_multibsp_exec(module) != 0 || glue_matrix_exec(module) != 0 || glue_predict_exec(module) != 0)
+    if (glue_state_exec(module) != 0 || glue_add_constants(module, constants, sizeof constants / sizeof *constants))
         return -1;
+    PyMethodDef *families[] = {glue_topology_methods, glue_node_methods, glue_cache_methods, glue_comm_methods,
+                               glue_multibsp_methods, glue_matrix_methods, glue_predict_methods};
+    for (size_t i = 0; i < sizeof families / sizeof *families; i++)
+        if (PyModule_AddFunctions(module, families[i]) != 0)
+            return -1;
     return 0;
 }
 

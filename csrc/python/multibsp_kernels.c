@@ -111,7 +111,7 @@ static PyObject *inner_product(PyObject *self, PyObject *args)
     return result;
 }
 
-static PyMethodDef multibsp_methods[] = {
+PyMethodDef glue_multibsp_methods[] = {
     {"hcomm", GLUE_KEYWORDS(hcomm),
      "hcomm(pus, hmax, iterations, blocks=10, warmup=10, daxpy_length=1024) -> (ticks, DAXPY flops per tick)"},
     {"hcomm_check", GLUE_KEYWORDS(hcomm_check), "hcomm_check(hmax, iterations, blocks=10, warmup=10, "
@@ -121,8 +121,3 @@ static PyMethodDef multibsp_methods[] = {
      "(total_ticks, inside_ticks, result)"},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_multibsp_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, multibsp_methods);
-}

@@ -154,7 +154,7 @@ static PyObject *team_check(PyObject *self, PyObject *args, PyObject *kwargs)
     return glue_verdict(self, rc, &why, "team_check");
 }
 
-static PyMethodDef node_methods[] = {
+PyMethodDef glue_node_methods[] = {
     {"traverse", GLUE_KEYWORDS(traverse),
      "traverse(array_bytes, stride_bytes, order=ORDER_SEQUENTIAL, seed=1, min_accesses=1, warmup=1, samples=1, "
      "page_mode=PAGES_NORMAL, window_bytes=131072) -> (ticks_per_access, ns_per_access, accesses_per_sample)"},
@@ -175,8 +175,3 @@ static PyMethodDef node_methods[] = {
      "team_check(pus) -> None if pus is a valid team (1..65536 distinct PUs of this machine); else ParameterError"},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_node_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, node_methods);
-}

@@ -123,7 +123,7 @@ static PyObject *wavefront_wg(PyObject *self, PyObject *args, PyObject *kwargs)
     return glue_run(self, &c, status, samples, 1, "");
 }
 
-static PyMethodDef predict_methods[] = {
+PyMethodDef glue_predict_methods[] = {
     {"wavefront_times", GLUE_KEYWORDS(wavefront_times),
      "wavefront_times(comm, nx, ny, nz, m, n, h_tile=1, angles=6, work=1, warmup=1, iterations=1, verify=True, "
      "fault=WAVEFRONT_FAULT_NONE, fault_rank=0, fault_sweep=0) -> (ticks, compute ticks, MPI_Send ticks, MPI_Recv "
@@ -142,8 +142,3 @@ static PyMethodDef predict_methods[] = {
      "sweep through a cells_x x cells_y x nz stack, computing alone (no MPI)"},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_predict_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, predict_methods);
-}

@@ -198,7 +198,7 @@ static PyObject *thread_binding(PyObject *self, PyObject *noargs)
     return list;
 }
 
-static PyMethodDef topology_methods[] = {
+PyMethodDef glue_topology_methods[] = {
     {"topology_describe", topology_describe, METH_VARARGS,
      "topology_describe(kind, source=None) -> dict of hwloc objects "
      "(kind TOPO_THIS_MACHINE, TOPO_XML_FILE with a path, or TOPO_SYNTHETIC with a description)."},
@@ -208,8 +208,3 @@ static PyMethodDef topology_methods[] = {
      "thread_binding() -> list of the PU OS indexes the calling thread may use."},
     {NULL, NULL, 0, NULL},
 };
-
-int glue_topology_exec(PyObject *module)
-{
-    return PyModule_AddFunctions(module, topology_methods);
-}
