@@ -5,12 +5,15 @@ import datetime
 import platform
 import socket
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from . import _core, _launch
 from ._timer import calibration
 from ._version import __version__
+from .topology import Topology
 
 _THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 
@@ -26,8 +29,9 @@ def transparent_huge_pages() -> str:
     return text[start + 1:end] if 0 <= start < end else text.strip()
 
 
-def mpi_facts(comm) -> dict:
-    """The MPI library, standard, mpi4py and thread level of a run."""
+def mpi_facts(comm: Any) -> dict[str, Any]:
+    """The MPI library, standard, mpi4py and thread level of a run (`comm`:
+    an mpi4py communicator, or None outside MPI)."""
     if comm is None:
         return {"library": "not initialised", "ranks": 1}
     import mpi4py
@@ -39,14 +43,15 @@ def mpi_facts(comm) -> dict:
             "thread_level": levels.get(MPI.Query_thread(), "unknown")}
 
 
-def launch_facts(binding: list | None = None, environ=None) -> dict:
+def launch_facts(binding: list[dict[str, Any]] | None = None,
+                 environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """What the context block records of the launch (hpcbench._launch): the
     command line, the launcher and its version, each rank's binding
     (`binding`: the gathered RankBinding.as_dict entries, in rank order),
     the Slurm job, the MPI-related environment, the kernel, and the CPU
     frequency governor and turbo state."""
     launcher = _launch.detect_launcher(environ)
-    facts: dict = {"command_line": _launch.command_line(),
+    facts: dict[str, Any] = {"command_line": _launch.command_line(),
                    "launcher": {"name": launcher, "version": _launch.launcher_version(launcher, environ)}}
     if binding:
         facts["binding"] = binding
@@ -59,7 +64,7 @@ def launch_facts(binding: list | None = None, environ=None) -> dict:
     return facts
 
 
-def rank_binding(comm, host: str) -> dict:
+def rank_binding(comm: Any, host: str) -> dict[str, Any]:
     """This rank's entry of the context's `binding` list (what
     hpcbench._launch.bind_ranks did, or the PUs it has if it did not run)."""
     mine = _launch.my_binding()
@@ -70,7 +75,8 @@ def rank_binding(comm, host: str) -> dict:
     return mine.as_dict(comm.Get_rank() if comm is not None else 0, host)
 
 
-def collect(topology, comm=None, hosts=None, binding=None) -> dict:
+def collect(topology: Topology, comm: Any = None, hosts: list[str] | None = None,
+            binding: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Everything a reader needs to judge and reproduce the numbers;
     `binding`: every rank's rank_binding, gathered (this process's alone
     when not given)."""

@@ -33,17 +33,31 @@ import argparse
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from ._errors import OptionError, Skipped
+from ._format import format_size
 from ._record import Record
 from ._tidy import Row, headline_rows
 from ._timer import TimerCalibration
-from ._format import format_size
 from ._validate import Range
 from .topology import Topology
 
-__all__ = ["Benchmark", "CliFlag", "Context", "Job", "OptionError", "Skipped", "check_ranges", "flag_dest", "option"]
+if TYPE_CHECKING:          # for the annotations only: the CLI's start-up imports none of them
+    from _typeshed import DataclassInstance
+    from matplotlib.figure import Figure
+
+    from ._headline import Headline
+
+__all__ = ["AnyBenchmark", "Benchmark", "CliFlag", "Context", "Job", "O", "OptionError", "R", "Skipped",
+           "check_ranges", "flag_dest", "option"]
+
+#: A benchmark's options: the frozen dataclass of its flags (CacheOptions, ...).
+O = TypeVar("O", bound="DataclassInstance")  # noqa: E741 (the protocol's short name: Benchmark[O, R])
+#: A benchmark's record: its Record subclass (CacheRecord, ...).
+R = TypeVar("R", bound=Record)
+#: A value of an option's field (option() hands back its default's type).
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -53,20 +67,22 @@ class CliFlag:
     flag: str                                  #: e.g. "--cache-stride"
     help: str                                  #: what it is, without the default
     metavar: str | None = None
-    type: Callable[[str], Any] | None = None   #: argparse type (size_arg, int, float, ...)
-    choices: tuple | None = None
-    aliases: tuple = ()                        #: deprecated spellings that still work
+    type: Callable[[str], object] | None = None   #: argparse type (size_arg, int, float, ...)
+    choices: tuple[object, ...] | None = None
+    aliases: tuple[str, ...] = ()                 #: deprecated spellings that still work
     range: Range | None = None                 #: the documented range of a number (checked before `resolve`)
     default_text: str | None = None            #: the default in words, where it is computed
     size: bool = False                         #: the value is bytes: show the default as a size
 
 
-def option(default: Any, flag: str, help: str, **cli: Any) -> Any:
-    """A field of an options dataclass: its default (held here only) and its flag."""
+def option(default: T, flag: str, help: str, **cli: Any) -> T:
+    """A field of an options dataclass: its default (held here only) and its
+    flag. `cli` holds CliFlag's other fields (metavar, type, choices, range,
+    ...), passed on by name: CliFlag itself rejects a name it does not know."""
     return field(default=default, metadata={"cli": CliFlag(flag, help, **cli)})
 
 
-def check_ranges(options_type: type, **values: Any) -> None:
+def check_ranges(options_type: type, **values: object) -> None:
     """Check values against the documented ranges of the options dataclass's
     fields of the same names: the library functions that take those options
     as keywords apply the same rule as the command line (OptionError)."""
@@ -95,8 +111,9 @@ def _silent(message: str) -> None:
 
 
 @dataclass
-class Context:
-    """What the runner hands every benchmark's `run`.
+class Context(Generic[O]):
+    """What the runner hands every benchmark's `run`; `options` are this
+    benchmark's checked options (a `Benchmark[O, R]` gets a `Context[O]`).
 
     comm: the communicator of the run (COMM_WORLD under `hpcbench run`);
     node benchmarks run on one rank per node and must not call collectives
@@ -105,29 +122,43 @@ class Context:
     run_options: every benchmark's options of this run, by name."""
 
     topology: Topology
-    options: Any
+    options: O
     timer: TimerCalibration
+    # An mpi4py communicator (None outside MPI). Any, not MPI.Comm: mpi4py is
+    # imported only by the functions that use it, and its stubs are optional.
     comm: Any = None
     job: Job = field(default_factory=Job)
-    earlier: dict = field(default_factory=dict)
-    run_options: dict = field(default_factory=dict)
+    # Any, not Record: a reader knows the record type it asked for
+    # (earlier["cache"] is a CacheRecord) and hands it on as that type.
+    earlier: dict[str, Any] = field(default_factory=dict)
+    # Each benchmark's own options type, by name: no one type fits them all,
+    # and a reader knows which one it asked for (run_options["cache"]).
+    run_options: dict[str, Any] = field(default_factory=dict)
     progress: Callable[[str], None] = _silent
 
 
-class Benchmark:
-    """Base class of the suite's benchmarks; see the module docstring."""
+class Benchmark(Generic[O, R]):
+    """Base class of the suite's benchmarks; see the module docstring. A
+    benchmark names its types: `class CacheBenchmark(Benchmark[CacheOptions,
+    CacheRecord])`; `run` then takes a `Context[CacheOptions]` and returns a
+    `CacheRecord`, and `summary`, `plot`, ... take that record."""
 
     name: ClassVar[str]
     title: ClassVar[str]                 #: one line for `hpcbench list`: the docstring's first paragraph
     scope: ClassVar[str]                 #: "node" or "world"
     group: ClassVar[str]                 #: heading of its flags in `run --help` (default "NAME benchmark")
-    options_type: ClassVar[type]
-    record_type: ClassVar[type] = Record
+    # Class attributes set by each subclass (not ClassVar: a ClassVar cannot
+    # name the class's type variables).
+    options_type: type[O]
+    # The default, for a benchmark that declares no record type of its own
+    # (every registered one does; tests' stand-ins may not): a plain Record,
+    # which is an R only when R is Record itself, hence the cast.
+    record_type: type[R] = cast("type[R]", Record)
     default: ClassVar[bool] = True       #: in the default suite ...
     min_ranks: ClassVar[int] = 1         #: ... with at least this many ranks
     min_nodes: ClassVar[int] = 1         #: ... and nodes
     needs_ranks: ClassVar[int] = 1       #: asked for by name with fewer ranks: a usage error
-    uses: ClassVar[tuple] = ()           #: benchmarks whose options it may use (checked with its own)
+    uses: ClassVar[tuple[str, ...]] = ()  #: benchmarks whose options it may use (checked with its own)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -138,7 +169,7 @@ class Benchmark:
 
     # ---- options and flags -------------------------------------------------------------
 
-    def flags(self) -> dict:
+    def flags(self) -> dict[str, CliFlag]:
         """Option field name -> CliFlag."""
         return {f.name: f.metadata["cli"] for f in dataclasses.fields(self.options_type) if "cli" in f.metadata}
 
@@ -152,7 +183,7 @@ class Benchmark:
         spec = self.flags().get(parameter)
         return spec.flag if spec else parameter
 
-    def add_arguments(self, group: Any) -> None:
+    def add_arguments(self, group: argparse._ActionsContainer) -> None:
         """This benchmark's flags. argparse defaults are None ("not given"):
         the options dataclass holds the defaults, once."""
         defaults = self.options_type()
@@ -160,7 +191,8 @@ class Benchmark:
             default = getattr(defaults, name)
             text = spec.default_text or _default_text(default, spec)
             limits = f"{spec.range}; " if spec.range else ""
-            kwargs: dict = {"dest": self.dest(name), "default": None, "help": f"{spec.help} ({limits}default: {text})"}
+            kwargs: dict[str, Any] = {"dest": self.dest(name), "default": None,
+                                      "help": f"{spec.help} ({limits}default: {text})"}
             if isinstance(default, bool):
                 kwargs["action"] = argparse.BooleanOptionalAction
             else:
@@ -169,10 +201,10 @@ class Benchmark:
                     kwargs.update(choices=spec.choices, metavar=None)
             group.add_argument(spec.flag, **kwargs)
 
-    def given_flags(self, args: argparse.Namespace) -> dict:
+    def given_flags(self, args: argparse.Namespace) -> dict[str, tuple[str, object]]:
         """Option field -> (the flag the command line set it with, value); a
         deprecated alias counts where the flag itself was not given."""
-        given = {}
+        given: dict[str, tuple[str, object]] = {}
         for name, spec in self.flags().items():
             for flag, dest in [(spec.flag, self.dest(name))] + [(a, flag_dest(a)) for a in spec.aliases]:
                 value = getattr(args, dest, None)
@@ -181,7 +213,7 @@ class Benchmark:
                     break
         return given
 
-    def options_from_args(self, args: argparse.Namespace) -> Any:
+    def options_from_args(self, args: argparse.Namespace) -> O:
         """The options a parsed command line gives (defaults where not given)."""
         given = {name: value for name, (_, value) in self.given_flags(args).items()}
         return dataclasses.replace(self.options_type(), **given)
@@ -192,7 +224,7 @@ class Benchmark:
 
     # ---- what each benchmark implements ------------------------------------------------
 
-    def check(self, options: Any, topology: Topology, job: Job = Job()) -> Any:
+    def check(self, options: O, topology: Topology, job: Job = Job()) -> O:
         """Raise OptionError naming the option that breaks a rule; return the
         options with machine-dependent defaults resolved. First every
         option's documented range (its flag's `range`), then the benchmark's
@@ -200,36 +232,38 @@ class Benchmark:
         check_ranges(self.options_type, **{name: getattr(options, name) for name in self.flags()})
         return self.resolve(options, topology, job)
 
-    def resolve(self, options: Any, topology: Topology, job: Job) -> Any:
+    def resolve(self, options: O, topology: Topology, job: Job) -> O:
         """The benchmark's own rules (memory, PUs, the job) and its machine
         defaults; OptionError naming the option."""
         raise NotImplementedError
 
-    def run(self, ctx: Context) -> Record:
+    def run(self, ctx: Context[O]) -> R:
+        """Measure (ctx.options are this benchmark's checked options) and
+        return the record."""
         raise NotImplementedError
 
-    def summary(self, record: Any) -> list:
+    def summary(self, record: R) -> list[str]:
         """The lines `show` prints for an ok record."""
         raise NotImplementedError
 
-    def plot(self, record: Any) -> Any:
+    def plot(self, record: R) -> Figure:
         """A matplotlib Figure of the record."""
         raise NotImplementedError
 
     # ---- what the report asks (optional: a benchmark without them still has its section) ----
 
-    def meaning(self, record: Any) -> list:
+    def meaning(self, record: R) -> list[str]:
         """What an ok record means for a user: one short sentence per result
         (the report's "what this means"). None by default."""
         return []
 
-    def disagreements(self, record: Any) -> list:
+    def disagreements(self, record: R) -> list[str]:
         """Where an ok record contradicts what the machine reports (hwloc,
         the job's layout) or its own model, one line each: the report
         highlights them. None by default."""
         return []
 
-    def headlines(self, record: Any) -> list:
+    def headlines(self, record: R) -> list[Headline]:
         """The numbers of an ok record that a side-by-side report of two
         results files compares (a list of hpcbench._headline.Headline, labels
         unique within the record). None by default."""
@@ -237,7 +271,7 @@ class Benchmark:
 
     # ---- the tidy export (optional: by default the headlines) ----------------------------
 
-    def tidy(self, record: Any) -> list[Row]:
+    def tidy(self, record: R) -> list[Row]:
         """The rows of an ok record in the tidy export (hpcbench._tidy): its
         headline figures and its curves, one number per row. By default one
         row per headline; a benchmark overrides it in its package's
@@ -245,7 +279,12 @@ class Benchmark:
         return headline_rows(record, self.headlines(record))
 
 
-def _default_text(default: Any, spec: CliFlag) -> str:
+#: Any benchmark of the registry, whatever its options and record types (the
+#: registry, the CLI and `show` hand each its own options and records).
+AnyBenchmark = Benchmark[Any, Any]
+
+
+def _default_text(default: object, spec: CliFlag) -> str:
     if isinstance(default, bool):
         return "on" if default else "off"
     if default is None:

@@ -31,7 +31,7 @@ import math
 import types
 import typing
 from collections.abc import Callable
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, TypeVar, Union
 
 import numpy as np
 
@@ -122,7 +122,8 @@ class Mapping:
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get(key, _MISSING) is not _MISSING
 
-    def keys(self) -> list:
+    def keys(self) -> list[str]:
+        """The keys of the plain data, in order (fields left out while None are not keys)."""
         return list(to_plain(self))
 
 
@@ -134,20 +135,21 @@ def _is_field(obj: Any, key: str) -> bool:
 
 
 def _omitted_when_none(obj: Any, key: str) -> bool:
-    return _fields(type(obj))[key].metadata.get(_OMIT_NONE, False)
+    return bool(_fields(type(obj))[key].metadata.get(_OMIT_NONE, False))
 
 
-_FIELDS: dict = {}
-_HINTS: dict = {}
+# Per class, once: its dataclass fields by name and its resolved type hints.
+_FIELDS: dict[type, dict[str, dataclasses.Field[Any]]] = {}
+_HINTS: dict[type, dict[str, Any]] = {}
 
 
-def _fields(cls: type) -> dict:
+def _fields(cls: type) -> dict[str, dataclasses.Field[Any]]:
     if cls not in _FIELDS:
         _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
     return _FIELDS[cls]
 
 
-def _hints(cls: type) -> dict:
+def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
     return _HINTS[cls]
@@ -193,7 +195,7 @@ def to_plain(value: Any) -> Any:
 # of the bad value. Paths are made only for what a value is converted under.
 
 Converter = Callable[[Any, str], Any]
-_CONVERTERS: dict = {}
+_CONVERTERS: dict[Any, Converter] = {}      # type hint -> its converter
 
 
 def from_plain(tp: Any, value: Any, path: str = "") -> Any:
@@ -273,7 +275,7 @@ def _union(tp: Any) -> Converter:
 
 
 def _dataclass(cls: type) -> Converter:
-    table: list = []           # filled on first use: hints may name classes defined after this one
+    table: list[Any] = []           # filled on first use: hints may name classes defined after this one
 
     def conv(value: Any, path: str) -> Any:
         if not isinstance(value, dict):
@@ -384,14 +386,14 @@ def _to_none(value: Any, path: str) -> Any:
     return None
 
 
-_SCALARS: dict = {float: _to_float, int: _to_int, str: _to_str, bool: _to_bool, type(None): _to_none}
+_SCALARS: dict[Any, Converter] = {float: _to_float, int: _to_int, str: _to_str, bool: _to_bool, type(None): _to_none}
 
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def _describe(args) -> str:
+def _describe(args: tuple[Any, ...]) -> str:
     names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", type(None): "null"}
     return " or ".join(names.get(a, getattr(a, "__name__", str(a))) for a in args)
 
@@ -438,12 +440,18 @@ class Record(Mapping):
         require(self.status in STATUSES, f"{path}.status" if path else "status",
                 f"must be one of {', '.join(STATUSES)}, got {self.status!r}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain data for the results file."""
-        return to_plain(self)
+        plain: dict[str, Any] = to_plain(self)      # a dataclass is always a dict of plain data
+        return plain
 
     @classmethod
-    def from_dict(cls, data: dict, path: str = "") -> Record:
+    def from_dict(cls: type[_RecordT], data: dict[str, Any], path: str = "") -> _RecordT:
         """Plain data (as in a results file) back into this type; SchemaError
         naming the path inside the record if it does not fit."""
-        return from_plain(cls, data, path)
+        record: _RecordT = from_plain(cls, data, path)     # the converter of a dataclass builds that class
+        return record
+
+
+#: A Record subclass (from_dict returns the class it is called on).
+_RecordT = TypeVar("_RecordT", bound=Record)

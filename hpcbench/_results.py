@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _registry
 from ._atomic import atomic_write_text
 from ._context import RunContext
 from ._errors import ResultsError
 from ._record import Record, SchemaError, from_plain, to_plain
+
+if TYPE_CHECKING:          # for the annotation only: pandas is imported by to_frame, when asked
+    import pandas
 
 FORMAT = "hpcbench-results"
 FORMAT_VERSION = 1
@@ -33,11 +36,12 @@ class Results:
     """A results file in memory: the context block plus one Record per
     finished benchmark (typed by the benchmark that wrote it)."""
 
-    def __init__(self, context: RunContext | dict, benchmarks: list | None = None, path: str | None = None):
+    def __init__(self, context: RunContext | dict[str, Any], benchmarks: list[Record] | None = None,
+                 path: str | None = None):
         self.context = context if isinstance(context, RunContext) else from_plain(RunContext, context, "context")
         self.benchmarks: list[Record] = list(benchmarks or [])
         self.path = path
-        self.unsaved: list = []      #: after a run: benchmarks whose results could not be written to `path`
+        self.unsaved: list[str] = []      #: after a run: benchmarks whose results could not be written to `path`
 
     def get(self, name: str, node: str | None = None) -> Record:
         """The first record of benchmark `name` (on `node`, if given)."""
@@ -50,18 +54,18 @@ class Results:
         """The first record of `name` that finished ("ok"), or None."""
         return next((r for r in self.benchmarks if r.name == name and r.ok), None)
 
-    def names(self) -> list:
+    def names(self) -> list[str]:
         return [r.name for r in self.benchmarks]
 
     # Servet 3.0's degradation API (section 4.3), on a results file.
     @property
-    def network_dist_ratios(self) -> dict:
+    def network_dist_ratios(self) -> dict[int, float]:
         """ratDist: {distance: reference bandwidth / bandwidth at that distance}."""
         rec = self.finished("distance")
         return rec.derived.ratios() if rec else {}
 
     @property
-    def network_access_ratios(self) -> dict:
+    def network_access_ratios(self) -> dict[int, float]:
         """ratNC: {processes per node: reference bandwidth / bandwidth}."""
         rec = self.finished("network-access")
         return rec.derived.ratios() if rec else {}
@@ -76,7 +80,7 @@ class Results:
         from .network import DegradationRatios
         return DegradationRatios({}, self.network_access_ratios).get_network_access_ratio(nprocs_per_node)
 
-    def to_frame(self) -> Any:
+    def to_frame(self) -> pandas.DataFrame:
         """The tidy export as a pandas DataFrame: one row per measured figure,
         columns benchmark, node, quantity, parameter, parameter_value, value,
         unit, statistic (hpcbench._tidy; docs/results-format.md, "Tidy
@@ -89,7 +93,8 @@ class Results:
         table = rows(self, _registry.BENCHMARKS)
         return pandas.DataFrame([row.to_dict() for row in table], columns=list(COLUMNS))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data of the results file: the format, the context, every record."""
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "context": to_plain(self.context),
                 "benchmarks": [r.to_dict() for r in self.benchmarks]}
 
@@ -103,7 +108,7 @@ class Results:
         self.path = path
 
 
-def record_from_dict(data: dict, path: str = "") -> Record:
+def record_from_dict(data: dict[str, Any], path: str = "") -> Record:
     """A record of a results file as its benchmark's type (a plain Record for
     failed, skipped or unknown benchmarks); SchemaError if it does not fit."""
     if "status" not in data:
@@ -196,11 +201,11 @@ def _read(path: str) -> str:
         del data
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a finite number")
 
 
-def _parse(text: str, path: str):
+def _parse(text: str, path: str) -> Any:
     """JSON with finite numbers only and at most MAX_DEPTH levels of nesting."""
     try:
         data = json.loads(text, parse_constant=_reject_constant)
@@ -216,11 +221,12 @@ def _parse(text: str, path: str):
     return data
 
 
-def _depth(data) -> int:
+def _depth(data: object) -> int:
     """The nesting depth of lists and objects, without recursion. Only
     containers are stacked (never the numbers of a long list), and the walk
     stops below MAX_DEPTH."""
-    deepest, stack = 0, [(data, 1)] if isinstance(data, (list, dict)) else []
+    stack: list[tuple[list[Any] | dict[str, Any], int]] = [(data, 1)] if isinstance(data, (list, dict)) else []
+    deepest = 0
     while stack:
         item, depth = stack.pop()
         deepest = max(deepest, depth)
@@ -236,7 +242,7 @@ def _depth(data) -> int:
 _LEAVES = {int, float, str, bool, type(None)}
 
 
-def _dumps(obj, depth: int = 0) -> str:
+def _dumps(obj: object, depth: int = 0) -> str:
     """JSON, indented for reading, but with every list of plain values on one
     line: raw samples stay compact (one number per line would double the
     file) while the structure stays easy to browse."""

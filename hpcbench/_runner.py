@@ -9,7 +9,6 @@ measured.
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import socket
 import sys
@@ -19,17 +18,17 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _machine, _registry
-from ._errors import RunStopped, Skipped
+from ._errors import OutputError, RunStopped, Skipped
 from ._nodes import node_membership, quiet_wait
-from ._protocol import Benchmark, Context, Job
+from ._output import OutputFile
+from ._protocol import AnyBenchmark, Context, Job
 from ._record import Record
-from ._output import OutputError, OutputFile
 from ._results import Results
 from ._timer import calibration
 from .topology import Topology
 
 
-def _progress_printer():
+def _progress_printer() -> Callable[[str], None]:
     start = time.monotonic()
 
     def progress(message: str) -> None:
@@ -37,11 +36,12 @@ def _progress_printer():
     return progress
 
 
-def run_benchmark(bench: Benchmark, ctx: Context) -> Record:
+def run_benchmark(bench: AnyBenchmark, ctx: Context[Any]) -> Record:
     """One benchmark on this rank; a failure becomes a 'failed' record and a
     Skipped a 'skipped' one, so one benchmark cannot lose the others."""
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     t0 = time.monotonic()
+    record: Record
     try:
         record = bench.run(ctx)
         record.status = "ok"
@@ -56,8 +56,9 @@ def run_benchmark(bench: Benchmark, ctx: Context) -> Record:
     return record
 
 
-def run_suite(names: list[str], options: dict, output: str, comm: Any, topology: Topology, quiet: bool = False,
-              on_record: Callable[[Record], None] | None = None, job: Job | None = None) -> Results | None:
+def run_suite(names: list[str], options: dict[str, Any], output: str, comm: Any, topology: Topology,
+              quiet: bool = False, on_record: Callable[[Record], None] | None = None,
+              job: Job | None = None) -> Results | None:
     """Run the benchmarks `names` (with `options`: name -> checked options of
     that benchmark's options type) on every node of `comm` (an mpi4py
     intracommunicator), writing the results file `output` after each one
@@ -73,14 +74,17 @@ def run_suite(names: list[str], options: dict, output: str, comm: Any, topology:
     try:
         results = Results(_machine.collect(topology, comm, sorted(set(hosts or [])), binding)) if out else None
         say = _progress_printer() if rank == 0 and not quiet else None
-        base = Context(topology=topology, options=None, timer=calibration(), comm=comm,
-                       job=job or Job(comm.Get_size(), 1), earlier={}, run_options=options)
+        timer, shape = calibration(), job or Job(comm.Get_size(), 1)
+        earlier: dict[str, Record] = {}      # this node's finished records, shared by every context of the run
         name = ""
         for name in names:
             bench = _registry.get(name)
             if say:
                 say(f"{name}: running on {comm.Get_size()} rank(s)")
-            ctx = dataclasses.replace(base, options=options[name], **({"progress": say} if say else {}))
+            ctx = Context(topology=topology, options=options[name], timer=timer, comm=comm, job=shape,
+                          earlier=earlier, run_options=options)
+            if say:
+                ctx.progress = say
             record = None
             if bench.scope == "world":
                 mine = run_benchmark(bench, ctx)
@@ -88,7 +92,7 @@ def run_suite(names: list[str], options: dict, output: str, comm: Any, topology:
             elif membership.is_leader:
                 record = run_benchmark(bench, ctx)
                 if record.ok:
-                    base.earlier[name] = record
+                    earlier[name] = record
             if bench.scope == "node":
                 quiet_wait(comm)
             records = comm.gather(record, root=0)
@@ -131,7 +135,7 @@ def _open_output(comm: Any, path: str) -> OutputFile | None:
     return out
 
 
-def _keep(results: Results, records: list, out: OutputFile, name: str,
+def _keep(results: Results, records: list[Record], out: OutputFile, name: str,
           on_record: Callable[[Record], None] | None) -> None:
     """Add a benchmark's records and write the file; a failed write is one
     warning line, and the run goes on (the next write tries again)."""

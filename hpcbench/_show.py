@@ -3,16 +3,17 @@ context, then each record's lines from its benchmark's `summary`."""
 from __future__ import annotations
 
 from . import _registry
+from ._context import RunContext
+from ._record import Record
 from ._results import Results
 from ._terminal import shown
-
 
 #: Hosts the header names at most; beyond, it says how many more (a run of a
 #: million nodes would otherwise make a line of megabytes).
 MAX_HOSTS_SHOWN = 64
 
 
-def hosts_text(hosts: list | None) -> str:
+def hosts_text(hosts: list[str] | None) -> str:
     """The hosts for the header: all of them up to MAX_HOSTS_SHOWN, else the first ones and how many more."""
     hosts = hosts or []
     if len(hosts) <= MAX_HOSTS_SHOWN:
@@ -20,7 +21,7 @@ def hosts_text(hosts: list | None) -> str:
     return f"{', '.join(hosts[:MAX_HOSTS_SHOWN - 1])} and {len(hosts) - MAX_HOSTS_SHOWN + 1} more"
 
 
-def header(results: Results) -> list:
+def header(results: Results) -> list[str]:
     ctx = results.context
     mpi, timer = ctx.mpi, ctx.timer
     return [f"hpcbench {ctx.hpcbench or '?'} results of {ctx.date or '?'}",
@@ -32,7 +33,7 @@ def header(results: Results) -> list:
             f"{ctx.transparent_huge_pages or '?'}", *launch_lines(ctx), ""]
 
 
-def launch_lines(ctx) -> list:
+def launch_lines(ctx: RunContext) -> list[str]:
     """How the run was launched, in the words that matter for reading the
     figures: the launcher, where the ranks ran, the CPU frequency policy and
     the Slurm job. Nothing for files without these keys (before hpcbench
@@ -54,7 +55,7 @@ def launch_lines(ctx) -> list:
     return lines + ([f"  {'; '.join(more)}"] if more else [])
 
 
-def record_lines(record) -> list:
+def record_lines(record: Record) -> list[str]:
     """What `show` prints for one record: its summary (or why there is
     none), then its warnings."""
     if record.status == "skipped":

@@ -13,9 +13,10 @@ Values that are missing or not finite give no row: JSON output never holds
 NaN, and `value` is always a number. Context facts (host, CPU, timer) are
 not rows.
 
-This module imports only the standard library: the domains' `_tidy.py`
-files import it, and `rows` is handed the registry's benchmarks instead of
-importing the registry (which imports every domain).
+This module imports only the standard library (and, for type checkers
+alone, the Record and Headline types): the domains' `_tidy.py` files import
+it, and `rows` is handed the registry's benchmarks instead of importing the
+registry (which imports every domain).
 """
 from __future__ import annotations
 
@@ -24,9 +25,13 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeGuard
+
+if TYPE_CHECKING:
+    from ._headline import Headline
+    from ._record import Record
 
 __all__ = ["COLUMNS", "FORMATS", "STATISTICS", "UNITS", "Row", "RowBuilder", "headline_rows", "parse_csv", "rows",
            "write_csv", "write_json"]
@@ -61,7 +66,7 @@ class Row:
     unit: str                       #: one of UNITS
     statistic: str                  #: one of STATISTICS
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The row as a dict in column order."""
         return dataclasses.asdict(self)
 
@@ -70,7 +75,7 @@ class Row:
 COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: object) -> TypeGuard[Number]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -79,31 +84,32 @@ class RowBuilder:
     record, each `add` gives one figure and each `curve` one figure per
     value of a swept parameter; missing and non-finite values are skipped."""
 
-    def __init__(self, record: Any):
+    def __init__(self, record: Record):
         self.benchmark: str = record.name
         self.node: str = record.node or ""
         self.rows: list[Row] = []
 
-    def add(self, quantity: str, value: Any, unit: str, statistic: str, parameter: str = "",
-            parameter_value: Any = None) -> None:
-        """One figure (skipped if `value` is None or not finite)."""
+    def add(self, quantity: str, value: object, unit: str, statistic: str, parameter: str = "",
+            parameter_value: object = None) -> None:
+        """One figure (skipped if `value` is None or not finite, as is a
+        parameter value given that is not a finite number)."""
         if not _finite(value) or parameter_value is not None and not _finite(parameter_value):
             return
         self.rows.append(Row(self.benchmark, self.node, quantity, parameter, parameter_value, value, unit, statistic))
 
-    def curve(self, quantity: str, parameter: str, points: Iterable, values: Iterable, unit: str,
+    def curve(self, quantity: str, parameter: str, points: Iterable[object], values: Iterable[object], unit: str,
               statistic: str) -> None:
         """One figure per point of a sweep: `values[i]` at `parameter` = `points[i]`."""
         for point, value in zip(points, values):
             self.add(quantity, value, unit, statistic, parameter, point)
 
-    def table(self, quantity: str, parameter: str, values: dict, unit: str, statistic: str) -> None:
+    def table(self, quantity: str, parameter: str, values: Mapping[str, object], unit: str, statistic: str) -> None:
         """One figure per entry of a results-file table keyed by a step ("1", "2", ...)."""
         for key, value in values.items():
             self.add(quantity, value, unit, statistic, parameter, int(key) if key.isdigit() else None)
 
 
-def headline_rows(record: Any, headlines: Iterable) -> list[Row]:
+def headline_rows(record: Record, headlines: Iterable[Headline]) -> list[Row]:
     """The generic rows of a benchmark without its own: one per headline
     (label as the quantity, statistic "derived"; units the rows do not
     know are left out)."""
@@ -114,7 +120,24 @@ def headline_rows(record: Any, headlines: Iterable) -> list[Row]:
     return builder.rows
 
 
-def rows(results: Any, benchmarks: Iterable) -> list[Row]:
+class _Tidies(Protocol):
+    """What `rows` needs of a benchmark (hpcbench._protocol.Benchmark, not
+    imported here: the protocol imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def tidy(self, record: Any) -> list[Row]: ...
+
+
+class _HasRecords(Protocol):
+    """What `rows` needs of a results file (hpcbench._results.Results)."""
+
+    @property
+    def benchmarks(self) -> list[Record]: ...
+
+
+def rows(results: _HasRecords, benchmarks: Iterable[_Tidies]) -> list[Row]:
     """Every row of a results file, record by record in file order.
     `benchmarks` are the Benchmark instances that know their records (the
     registry's BENCHMARKS); records that failed, were skipped or come from

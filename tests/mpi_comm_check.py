@@ -8,8 +8,9 @@ from mpi4py import MPI
 
 from hpcbench import _core
 from hpcbench._collective import collectively
-from hpcbench.comm import (CommError, allreduce, barrier, bcast, choose_contention_ranks, contention, exchange,
-                           hop_node, measure_layers, measure_scaling, overheads, overlap, pingpong, survey_layers)
+from hpcbench.comm import (CommError, LayerSettings, allreduce, barrier, bcast, choose_contention_ranks, contention,
+                           exchange, hop_node, measure_layers, measure_scaling, overheads, overlap, pingpong,
+                           survey_layers)
 from hpcbench.comm import _overlap
 from hpcbench.comm._layers import gather_placement
 from hpcbench.comm._subset import on_ranks
@@ -105,13 +106,14 @@ try:
     expect_error(CommError, lambda: collectively(comm, _core.overhead, comm, partner, rank == 0, 7, 8, 0, 1, 3),
                  "an unknown overhead side")
     topo = Topology.load()
-    placement, latencies, layers = measure_layers(comm, topo, 1024, [0, 1024, 65536], cap_s=0.02)
+    placement, latencies, layers = measure_layers(comm, topo, 1024, [0, 1024, 65536],
+                                                  LayerSettings(cap_s=0.02, mode="all"))
     check(len(latencies) == size * (size - 1) // 2, "latency of every pair")
     check(sorted(p for lv in layers for p in lv.pairs) == sorted(latencies), "layers cover every pair once")
     check(all(lv.scalability and lv.scalability[0]["slowdown"] == 1.0 for lv in layers), "scalability starts at 1")
     check(all(lv.overheads is not None and lv.overheads.sizes[-1] == 65536 and lv.to_record()["overheads"]["gap"]
               for lv in layers), "every layer has its overheads up to its largest size")
-    survey = survey_layers(comm, topo, 1024, [0, 1024], cap_s=0.02, mode="auto", sample=1,
+    survey = survey_layers(comm, topo, 1024, [0, 1024], LayerSettings(cap_s=0.02, mode="auto", sample=1),
                            known={(0, 1): echo})
     every = sorted(p for lv in survey.layers for p in lv.pairs)
     check(every == [(a, b) for a in range(size) for b in range(a + 1, size)], "auto layers hold every pair once")

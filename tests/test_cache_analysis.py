@@ -9,8 +9,8 @@ import cachesim as cs
 import numpy as np
 import pytest
 
+from hpcbench.cache import PassPlan, estimate_levels, run_passes, sweep_sizes
 from hpcbench.cache import _analysis as analysis
-from hpcbench.cache import estimate_levels, run_passes, sweep_sizes
 from hpcbench.cache._capacity import envelope
 from hpcbench.cache._passes import CHEAP_PASS_FACTOR, extension_limit, still_rising
 from hpcbench.cache._robust import per_size
@@ -47,8 +47,8 @@ def simulated_passes(machine, placement, grid="fine", passes=5, seed=1, extend=T
         return cycles[:, None], cycles[:, None] / 2.5, np.ones(todo.size), placement
 
     limit = extension_limit(max(machine.sizes()), 1 << 40) if extend else 0
-    return run_passes(run_pass, sweep_sizes(1024, top, line, grid), passes, 1, line, True, seed, extend_to=limit,
-                      cache_top=max(machine.sizes()))
+    return run_passes(run_pass, sweep_sizes(1024, top, line, grid),
+                      PassPlan(passes, 1, line, True, seed, extend_to=limit, cache_top=max(machine.sizes())))
 
 
 def levels_of(machine, placement, grid="fine", seed=1, **kw):
@@ -286,7 +286,7 @@ def test_passes_pool_every_pass_and_refine_inside_the_rises():
         return cycles, cycles / 2, np.full(todo.size, 1000), "contiguous"
 
     base = sweep_sizes(1024, 256 << 10, 64)
-    swept = run_passes(run_pass, base, passes=3, samples=2, stride=64, refine=True, seed=5)
+    swept = run_passes(run_pass, base, PassPlan(passes=3, samples=2, stride=64, refine=True, seed=5))
     assert all(np.array_equal(c, base) for c in calls[:3])
     extra = swept.sizes[swept.refined]
     assert extra.size and np.all((extra > (26 << 10)) & (extra < (39 << 10))) and np.all(extra % 64 == 0)
@@ -338,7 +338,7 @@ def test_a_curve_still_rising_at_the_top_is_extended_until_a_plateau_appears():
     run_pass, timed = _rising_to(6 << 20)
     base = sweep_sizes(1024, 4 << 20, 64)
     assert analysis.memory_plateau(base, run_pass(base, 0)[0][:, 0]) is None
-    swept = run_passes(run_pass, base, passes=2, samples=1, stride=64, refine=True, seed=3, extend_to=1 << 30)
+    swept = run_passes(run_pass, base, PassPlan(passes=2, samples=1, stride=64, refine=True, seed=3, extend_to=1 << 30))
     added = swept.sizes[swept.extended]
     # The octave past 4 MiB, timed with 4 MiB again in each of its passes; memory from 5.9 MiB on.
     assert added.tolist() == [4987904, 5931648, 7053952, 8 << 20]
@@ -351,16 +351,17 @@ def test_a_curve_still_rising_at_the_top_is_extended_until_a_plateau_appears():
 def test_the_extension_respects_its_bound_and_is_off_at_zero():
     run_pass, _ = _rising_to(1 << 30)          # never levels off
     base = sweep_sizes(1024, 4 << 20, 64)
-    bounded = run_passes(run_pass, base, passes=1, samples=1, stride=64, refine=False, seed=3, extend_to=6 << 20)
+    bounded = run_passes(run_pass, base,
+                         PassPlan(passes=1, samples=1, stride=64, refine=False, seed=3, extend_to=6 << 20))
     assert bounded.sizes.max() <= 6 << 20 and bounded.extended.sum() == 2      # 4.76 and 5.66 MiB
-    off = run_passes(run_pass, base, passes=1, samples=1, stride=64, refine=False, seed=3)
+    off = run_passes(run_pass, base, PassPlan(passes=1, samples=1, stride=64, refine=False, seed=3))
     assert np.array_equal(off.sizes, base) and not off.extended.any()
 
 
 def test_a_sweep_that_reaches_memory_gets_no_extra_sizes():
     run_pass, timed = _rising_to(1 << 20)      # memory from 1 MiB on, the sweep to 4 MiB
     base = sweep_sizes(1024, 4 << 20, 64)
-    swept = run_passes(run_pass, base, passes=2, samples=1, stride=64, refine=True, seed=3, extend_to=1 << 30)
+    swept = run_passes(run_pass, base, PassPlan(passes=2, samples=1, stride=64, refine=True, seed=3, extend_to=1 << 30))
     assert not swept.extended.any() and swept.sizes.max() == base.max()
     assert max(int(t.max()) for t in timed) == base.max()
 
@@ -371,7 +372,8 @@ def test_the_extension_is_budgeted():
     octave, whatever the bound."""
     run_pass, _ = _rising_to(1 << 40)
     base = sweep_sizes(1024, 4 << 20, 64)
-    swept = run_passes(run_pass, base, passes=1, samples=1, stride=64, refine=False, seed=3, extend_to=1 << 30)
+    swept = run_passes(run_pass, base,
+                       PassPlan(passes=1, samples=1, stride=64, refine=False, seed=3, extend_to=1 << 30))
     assert swept.sizes.max() == 8 << 20 and still_rising(swept.sizes, per_size(swept.ticks))
 
 

@@ -6,7 +6,7 @@ import cachesim as cs
 import numpy as np
 import pytest
 
-from hpcbench.cache import estimate_levels, run_passes, sweep_sizes
+from hpcbench.cache import PassPlan, estimate_levels, run_passes, sweep_sizes
 from hpcbench.cache._capacity import CapacityBounds, bounds_below, capacity_bounds, choose, envelope, geometry_sizes
 from hpcbench.cache._robust import per_size
 
@@ -130,7 +130,7 @@ def simulated(machine, placement, passes=5, seed=1):
                                        line=line)
         return cycles[:, None], cycles[:, None] / 2.5, np.ones(todo.size), placement
 
-    swept = run_passes(run_pass, sweep_sizes(1024, top, line, "fine"), passes, 1, line, True, seed)
+    swept = run_passes(run_pass, sweep_sizes(1024, top, line, "fine"), PassPlan(passes, 1, line, True, seed))
     return swept, line
 
 

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hpcbench.predict._allocate import Machine, MachineError, allocate, placement_from_mapping
-from hpcbench.predict._placement import PlacementError
+from hpcbench.predict import MachineError, PlacementError
+from hpcbench.predict._allocate import Machine, allocate, placement_from_mapping
 
 
 def layout(placement, machine):

@@ -16,10 +16,19 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 import pytest
 
 from hpcbench.cli import main
-from hpcbench.predict import (Machine, NetworkProfile, ProfileError, SizeError, WavefrontParams, allocate,
-                              simulate, simulation_cost, wavefront, wavefront_program)
-from hpcbench.predict._bounds import (available_memory, check_cost, check_simulation, model_cost,
-                                      wavefront_events)
+from hpcbench.predict import (
+    Machine,
+    NetworkProfile,
+    ProfileError,
+    SizeError,
+    WavefrontParams,
+    allocate,
+    simulate,
+    simulation_cost,
+    wavefront,
+    wavefront_program,
+)
+from hpcbench.predict._bounds import available_memory, check_cost, check_simulation, model_cost, wavefront_events
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE3 = os.path.join(os.path.dirname(HERE), "hpcbench", "examples", "francesca-profile.json")
@@ -359,7 +368,7 @@ def test_plot_never_writes_through_a_link_nor_over_a_non_png(tmp_path):
 
 
 def test_a_prediction_is_recognised_indented_or_compact_and_nothing_else_is():
-    from hpcbench.cli._predict import looks_like_prediction, looks_like_png
+    from hpcbench.predict._output import looks_like_png, looks_like_prediction
     assert looks_like_prediction(b'{\n "format": "hpcbench-prediction",\n "code"')
     assert looks_like_prediction(b'{"format": "hpcbench-prediction", "code": "wavefront"')
     for other in (b"my notes", b'{"format": "hpcbench-results"', b'{"code": "wavefront", "format": '

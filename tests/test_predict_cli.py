@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hpcbench.cli import main
-from hpcbench.predict import NetworkProfile, WavefrontParams, allocate, Machine, wavefront
+from hpcbench.predict import Machine, NetworkProfile, WavefrontParams, allocate, wavefront
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

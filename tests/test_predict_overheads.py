@@ -10,8 +10,18 @@ never from the implementation.
 import numpy as np
 import pytest
 
-from hpcbench.predict import (CLASSES, NetworkProfile, OverheadTable, Placement, ProfileError, Region,
-                              WavefrontParams, simulate, wavefront, wavefront_program)
+from hpcbench.predict import (
+    CLASSES,
+    NetworkProfile,
+    OverheadTable,
+    Placement,
+    ProfileError,
+    Region,
+    WavefrontParams,
+    simulate,
+    wavefront,
+    wavefront_program,
+)
 from hpcbench.predict._program import Program
 from hpcbench.predict._replay import replay
 

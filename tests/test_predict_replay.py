@@ -4,8 +4,9 @@ wavefront, a deadlock; and the program checks."""
 import numpy as np
 import pytest
 
-from hpcbench.predict._program import COMPUTE, RECV, SEND, Program, ProgramError
-from hpcbench.predict._replay import Deadlock, replay
+from hpcbench.predict import Deadlock, ProgramError
+from hpcbench.predict._program import COMPUTE, RECV, SEND, Program
+from hpcbench.predict._replay import replay
 
 T_SEND, T_RECV = 0.5, 0.25     # seconds per message, whatever its size, in these tests
 

@@ -5,12 +5,13 @@ eager replay on a chain, a ring and a deadlock."""
 import numpy as np
 import pytest
 
-from hpcbench.predict._params import ParameterError, WavefrontParams
-from hpcbench.predict._placement import Placement, PlacementError
-from hpcbench.predict._profile import NetworkProfile, ProfileError, Region
-from hpcbench.predict._program import COMPUTE, RECV, SEND, Program, ProgramError
-from hpcbench.predict._replay import Deadlock, replay
-from hpcbench.predict._simulate import SimulationError, simulate
+from hpcbench.predict import Deadlock, ParameterError, PlacementError, ProfileError, ProgramError, SimulationError
+from hpcbench.predict._params import WavefrontParams
+from hpcbench.predict._placement import Placement
+from hpcbench.predict._profile import NetworkProfile, Region
+from hpcbench.predict._program import COMPUTE, RECV, SEND, Program
+from hpcbench.predict._replay import replay
+from hpcbench.predict._simulate import simulate
 from hpcbench.predict._wavefront_program import wavefront_program
 
 # One region off node: latency 0.25 s, 64 bytes/s. A 48-byte face: t_send 1.0

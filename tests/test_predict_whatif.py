@@ -3,13 +3,14 @@ section 6) parsed, applied to a profile and a machine, and simulated."""
 import numpy as np
 import pytest
 
+from hpcbench.predict import WhatIfError
 from hpcbench.predict._allocate import Machine, allocate
 from hpcbench.predict._params import WavefrontParams
 from hpcbench.predict._placement import Placement
 from hpcbench.predict._profile import NetworkProfile, Region
 from hpcbench.predict._simulate import simulate
 from hpcbench.predict._wavefront_program import wavefront_program
-from hpcbench.predict._whatif import WhatIf, WhatIfError, parse_what_if
+from hpcbench.predict._whatif import WhatIf, parse_what_if
 
 # Table 3 of the paper (seconds, bytes per second).
 TABLE3 = NetworkProfile({

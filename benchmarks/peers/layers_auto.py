@@ -22,7 +22,7 @@ echo = pingpong(comm, sizes)                 # the benchmark's echo sweep, not t
 comm.Barrier()
 started = time.monotonic()
 marks = []
-survey = survey_layers(comm, topology, _probe_size(topology), sizes, mode="auto", known={(0, 1): echo},
+survey = survey_layers(comm, topology, _probe_size(topology), sizes, known={(0, 1): echo},      # mode auto
                        progress=lambda message: marks.append(time.monotonic()))
 comm.Barrier()
 seconds = time.monotonic() - started

@@ -30,20 +30,19 @@ still climbing at the largest size leaves memory unreached.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import _validate
-from ._capacity import capacity_bounds, choose
-from ._joint import PageSetLevel, joint_fit
-from ._probabilistic import DEFAULT_WAYS, POLICIES, estimate_size, significant_bits
+from ._capacity import choose
+from ._curve import PLACEMENTS, AnalysisSettings, Curve, checked_curve
+from ._page_sets import PageSetEntry, fit_together, page_set_entry
+from ._probabilistic import significant_bits
 from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises, gradient, monotone_fit
-from ._split import lower_bounds, split_widest
 
-PLACEMENTS = ("contiguous", "random", "unknown")
-__all__ = ["CacheLevel", "MemoryPlateau", "estimate_levels", "find_rises", "gradient", "memory_plateau",
-           "monotone_fit", "plateau_value"]
+__all__ = ["PLACEMENTS", "AnalysisSettings", "CacheLevel", "MemoryPlateau", "estimate_levels", "find_rises",
+           "gradient", "memory_plateau", "monotone_fit", "plateau_value"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +52,14 @@ class CacheLevel:
     level: int                    #: 1, 2, ...
     size: int                     #: bytes
     method: str                   #: "edge", "probabilistic" or "capacity"
-    range: tuple                  #: (first, last) sweep size analysed, bytes
+    range: tuple[int, int]        #: (first, last) sweep size analysed, bytes
     ways: int | None = None       #: associativity of the best probabilistic fit
     divergence: float | None = None  #: its divergence (sum of |MR - P|)
     onset: int | None = None      #: largest size (bytes) still on the plateau before the rise
     why: str = ""                 #: why this method
     policy: str | None = None     #: replacement policy of the best probabilistic fit
-    plateau: tuple = ()           #: (first, last) size (bytes) of the level's plateau: its latency's sizes
-    bracket: tuple = ()           #: edge: (last size on the plateau, first size above), bytes
+    plateau: tuple[int, ...] = ()  #: (first, last) size (bytes) of the level's plateau: its latency's sizes
+    bracket: tuple[int, ...] = ()  #: edge: (last size on the plateau, first size above), bytes
     held: int | None = None       #: bytes the best placement held (a lower bound of the size), if known
     half_miss: int | None = None  #: first size (bytes) where the best placement missed half its accesses
     model_size: int | None = None  #: the page-set fit's size (bytes), where it was fitted
@@ -145,31 +144,14 @@ def _simplest_in(a: int, b: int) -> int:
     return best
 
 
-def _plateau(base_sizes: np.ndarray, rises: list, i: int) -> tuple:
-    """(first, last) base size of the plateau before rise i (after rise i-1)."""
-    first = base_sizes[rises[i - 1].end] if i > 0 else base_sizes[0]
-    return int(first), int(base_sizes[rises[i].start])
-
-
-def _next_plateau(base_sizes: np.ndarray, rises: list, i: int) -> tuple | None:
-    """(first, last) of the plateau after rise i: the next level's, or
-    memory's; None when the curve still rises at the largest size."""
-    if i + 1 < len(rises):
-        return _plateau(base_sizes, rises, i + 1)
-    if rises[i].end >= base_sizes.size - 1:
-        return None
-    return int(base_sizes[rises[i].end]), int(base_sizes[-1])
-
-
-def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 4096,
-                    refined: npt.ArrayLike | None = None, placement: str = "unknown",
-                    step_threshold: float = DEFAULT_STEP_THRESHOLD,
-                    min_rise: float = DEFAULT_MIN_RISE, model: str = "lines",
-                    selection: str = "simplest", policies: tuple = POLICIES,
-                    ways: tuple | None = None, best: npt.ArrayLike | None = None,
-                    line: int = 64, expected: int | None = None) -> list[CacheLevel]:
+def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, settings: AnalysisSettings | None = None, *,
+                    refined: npt.ArrayLike | None = None, best: npt.ArrayLike | None = None,
+                    **keywords: Any) -> list[CacheLevel]:
     """Cache levels, smallest first, from sizes (bytes) and cycles per access.
 
+    settings (AnalysisSettings), each field of which may also be given as a
+    keyword (page_size=, placement=, step_threshold=, min_rise=, model=,
+    selection=, policies=, ways=, line=, expected=), overriding `settings`.
     placement: "contiguous" (huge pages or consecutive frames: every level by
     its edge), "random" or "unknown" (levels after the first by the page-set
     model). page_size (bytes) is the base page the page-set model assumes.
@@ -197,127 +179,80 @@ def estimate_levels(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int 
     levels (_split.py), with hwloc's associativities (`ways`; without them
     the fits of every associativity would take minutes, and the split is
     not tried).
-    """
-    sizes = _validate.sweep_array("sizes", sizes)
-    cycles = _validate.sweep_array("cycles", cycles)
-    if sizes.shape != cycles.shape:
-        raise ValueError(f"sizes and cycles must have the same length, got {sizes.size} and {cycles.size}")
-    if sizes.size < 3:
-        raise ValueError(f"a sweep needs at least 3 sizes, got {sizes.size}")
-    if np.any(np.diff(sizes) <= 0):
-        raise ValueError("sizes must be strictly increasing")
-    _validate.positive_int("page_size", page_size)
-    if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
-    if not step_threshold > 0:
-        raise ValueError(f"step_threshold must be positive, got {step_threshold}")
-    if not min_rise > 1:
-        raise ValueError(f"min_rise must be above 1, got {min_rise}")
-    base = np.ones(sizes.size, dtype=bool) if refined is None else ~np.asarray(refined, dtype=bool)
-    if base.shape != sizes.shape or base.sum() < 3:
-        raise ValueError("refined must be a boolean mask like sizes, leaving at least 3 base sizes")
-    if best is not None:
-        best = np.asarray(best, dtype=float)
-        if best.shape != sizes.shape:
-            raise ValueError(f"best must have one value per size, got {best.size} for {sizes.size} sizes")
-    _validate.positive_int("line", line)
-    if expected is not None:
-        _validate.positive_int("expected", expected)
-    geometry = tuple(int(k) for k in ways) if ways else ()
 
-    base_sizes = sizes[base]
-    ways = DEFAULT_WAYS if not ways else tuple(sorted({int(k) for k in ways}))
-    if any(k < 1 for k in ways):
-        raise ValueError(f"ways must be positive associativities, got {ways}")
-    fit = monotone_fit(cycles)
-    # An edge is read off the envelope where there is one (see best above).
-    edge_fit = fit if best is None else monotone_fit(np.where(np.isfinite(best), best, cycles))
-    rises = find_rises(cycles[base], step_threshold, min_rise, sizes=base_sizes)
-    found: list = []              # per rise: a CacheLevel (edge) or a PageSetLevel to fit jointly
-    for i, rise in enumerate(rises):
-        number = i + 1
-        plateau = _plateau(base_sizes, rises, i)
-        if number == 1 or placement == "contiguous":
-            why = ("first level: indexed within a page, so every placement fills its sets evenly" if number == 1
-                   else "contiguous placement: the sets fill evenly, so misses begin at the size")
-            size, a, b = _edge(sizes, edge_fit, base_sizes, rise, step_threshold, steep=True)
-            k = int(np.searchsorted(base_sizes, a, side="right")) - 1     # the base step that holds the edge
-            found.append(CacheLevel(level=number, size=size, method="edge", why=why, bracket=(a, b), onset=a,
-                                    plateau=plateau,
-                                    range=(int(base_sizes[k]), int(base_sizes[min(k + 1, base_sizes.size - 1)]))))
-            continue
-        _, a, _ = _edge(sizes, fit, base_sizes, rise, step_threshold)     # the onset: where the rise begins
-        # The rise plus one plateau point on each side anchors the hit time
-        # and the miss overhead of the miss-rate normalisation; a valley cut
-        # is already the boundary with the neighbouring cache.
-        lo = base_sizes[rise.start if rise.cut_before else max(rise.start - 1, 0)]
-        hi = base_sizes[rise.end if rise.cut_after else min(rise.end + 1, base_sizes.size - 1)]
-        inside = (sizes >= lo) & (sizes <= hi)
-        first = estimate_size(sizes[inside], fit[inside], page_size=page_size, model=model, selection=selection,
-                              policies=policies, ways=ways)
-        after = _next_plateau(base_sizes, rises, i)
-        bounds = (capacity_bounds(sizes, best, plateau, after) if best is not None and after is not None
-                  else None)
-        found.append((PageSetLevel(fit=first, lo=float(lo), hi=float(hi)), number, a, plateau, bounds))
-    page_set = [f[0] for f in found if isinstance(f, tuple)]
-    if model == "lines" and page_set:
-        # Where the placement is unknown (a virtual machine: the host places
-        # the guest's pages), the curve decides between scattered and evenly
-        # coloured pages, as it decides the policy.
-        placements = ("random", "even") if placement == "unknown" else ("random",)
-        page_set, score = joint_fit(sizes, fit, page_set, page_size, policies, selection, placements=placements,
-                                    ways=ways)
-        if expected is not None and geometry and len(found) < expected:
-            split = split_widest(sizes, fit, page_set, score, page_size, policies, selection, placements, ways)
-            if split is not None:
-                k, page_set = split
-                _, _, _, lower_plateau, _ = [f for f in found if isinstance(f, tuple)][k]
-                bounds = None if best is None else lower_bounds(sizes, best, page_set, k, lower_plateau, page_size)
-                found = _split_entry(found, k, page_set, bounds)
-    joint = iter(page_set)
-    levels = []
-    for f in found:
-        if isinstance(f, CacheLevel):
-            levels.append(f)
-            continue
-        _, number, a, plateau, bounds = f
-        lv = next(joint)
-        if lv.fit.placement == "even":
-            why = (f"{placement} placement: the page-set model fitted to the whole rise (together with overlapping "
-                   "levels) under scattered and under evenly coloured pages; the curve fits evenly coloured pages "
-                   "better")
+    The steps: the inputs checked and the rises found (_curve.py); each
+    rise's level by its edge or by the page-set model alone; the page-set
+    levels fitted together, and split (_page_sets.py); their sizes weighed
+    against the capacity bounds (_capacity.py).
+    """
+    s = replace(settings or AnalysisSettings(), **keywords)
+    curve = checked_curve(sizes, cycles, refined, best, s)
+    found: list[CacheLevel | PageSetEntry] = []
+    for i, rise in enumerate(curve.rises):
+        if i == 0 or s.placement == "contiguous":
+            found.append(_edge_level(curve, i, s.step_threshold))
         else:
-            why = (f"{placement} placement: page sets overflow at random before the cache is full, so the page-set "
-                   "model is fitted to the whole rise (together with overlapping levels)")
-        size, method = lv.fit.size, "probabilistic"
-        if bounds is not None:
-            size, method, said = choose(lv.fit.size, bounds, geometry, line)
-            why = f"{why}; {said}"
-        if number is None:
-            why = (f"{why}; hwloc reports one cache more than the curve has rises, and the widest rise fits two "
-                   "page-set levels far better than one: this is the upper one, whose rise overlaps the level "
-                   "below it (no plateau between them, so no latency of its own)")
-        levels.append(CacheLevel(level=number or 0, size=size, method=method, range=(int(lv.lo), int(lv.hi)),
-                                 ways=lv.fit.ways, divergence=lv.fit.divergence, policy=lv.fit.policy, why=why,
-                                 onset=a, plateau=plateau, model_size=lv.fit.size,
-                                 held=None if bounds is None else bounds.held,
-                                 half_miss=None if bounds is None else bounds.half_miss))
+            _, onset, _ = _edge(curve.sizes, curve.fit, curve.base_sizes, rise, s.step_threshold)
+            found.append(page_set_entry(curve, i, onset, s))
+    entries = fit_together(curve, [f for f in found if isinstance(f, PageSetEntry)], s, len(found))
+    levels = [f if isinstance(f, CacheLevel) else _page_set_level(f, s) for f in _in_order(found, entries)]
     return [replace(lv, level=i + 1) for i, lv in enumerate(levels)]
 
 
-def _split_entry(found: list, k: int, fitted: list, bounds) -> list:
-    """`found` with its k-th page-set entry made two (split_widest): the
-    lower keeps the entry's onset and plateau and takes `bounds` (from
-    _split.lower_bounds: the plateau after it is not there); the upper
-    (number None: numbered with the rest) starts where the lower's range
-    ends and has no plateau."""
-    positions = [i for i, f in enumerate(found) if isinstance(f, tuple)]
-    at = positions[k]
-    _, number, onset, plateau, _ = found[at]
-    lower, upper = fitted[k], fitted[k + 1]
-    # No sizes lie in [0, 0]: the upper level's latency is None, not a mixture's.
-    return found[:at] + [(lower, number, onset, plateau, bounds), (upper, None, int(upper.lo), (0, 0), None)] + \
-        found[at + 1:]
+def _in_order(found: list[CacheLevel | PageSetEntry], entries: list[PageSetEntry]) -> list[CacheLevel | PageSetEntry]:
+    """`found` with its page-set entries replaced by `entries` (fit_together's,
+    in the same order), the upper level of a split (number None) right
+    after the lower."""
+    pending = list(entries)
+    out: list[CacheLevel | PageSetEntry] = []
+    for f in found:
+        if isinstance(f, CacheLevel):
+            out.append(f)
+            continue
+        out.append(pending.pop(0))
+        while pending and pending[0].number is None:
+            out.append(pending.pop(0))
+    return out
+
+
+def _edge_level(curve: Curve, i: int, step_threshold: float) -> CacheLevel:
+    """Rise i's level by its edge: the first level (indexed within a page),
+    or any under contiguous placement."""
+    why = ("first level: indexed within a page, so every placement fills its sets evenly" if i == 0
+           else "contiguous placement: the sets fill evenly, so misses begin at the size")
+    base_sizes = curve.base_sizes
+    size, a, b = _edge(curve.sizes, curve.edge_fit, base_sizes, curve.rises[i], step_threshold, steep=True)
+    k = int(np.searchsorted(base_sizes, a, side="right")) - 1     # the base step that holds the edge
+    return CacheLevel(level=i + 1, size=size, method="edge", why=why, bracket=(a, b), onset=a, plateau=curve.plateau(i),
+                      range=(int(base_sizes[k]), int(base_sizes[min(k + 1, base_sizes.size - 1)])))
+
+
+def _page_set_level(entry: PageSetEntry, settings: AnalysisSettings) -> CacheLevel:
+    """A page-set entry as a CacheLevel: the fit's size, or the size the
+    capacity bounds admit (_capacity.choose: the geometry between them, or
+    the capacity held), and why."""
+    fit = entry.fitted.fit
+    if fit.placement == "even":
+        why = (f"{settings.placement} placement: the page-set model fitted to the whole rise (together with "
+               "overlapping levels) under scattered and under evenly coloured pages; the curve fits evenly "
+               "coloured pages better")
+    else:
+        why = (f"{settings.placement} placement: page sets overflow at random before the cache is full, so the "
+               "page-set model is fitted to the whole rise (together with overlapping levels)")
+    size, method = fit.size, "probabilistic"
+    if entry.bounds is not None:
+        size, method, said = choose(fit.size, entry.bounds, settings.geometry, settings.line)
+        why = f"{why}; {said}"
+    if entry.number is None:
+        why = (f"{why}; hwloc reports one cache more than the curve has rises, and the widest rise fits two "
+               "page-set levels far better than one: this is the upper one, whose rise overlaps the level "
+               "below it (no plateau between them, so no latency of its own)")
+    bounds = entry.bounds
+    return CacheLevel(level=entry.number or 0, size=size, method=method,
+                      range=(int(entry.fitted.lo), int(entry.fitted.hi)), ways=fit.ways, divergence=fit.divergence,
+                      policy=fit.policy, why=why, onset=entry.onset, plateau=entry.plateau, model_size=fit.size,
+                      held=None if bounds is None else bounds.held,
+                      half_miss=None if bounds is None else bounds.half_miss)
 
 
 def memory_plateau(sizes: npt.ArrayLike, cycles: npt.ArrayLike, refined: npt.ArrayLike | None = None,

@@ -3,24 +3,41 @@ and build the record."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._format import format_size
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
-from ..topology import Topology
+from .._tidy import Row
+from ..topology import Cache, Topology
 from ._analysis import CacheLevel, gradient, memory_plateau, plateau_value
 from ._compare import AGREEMENT, judge
 from ._levels import sweep_levels
-from ._measure import CacheSweep, check_parameters, check_pu, default_max_size, default_stride, measure
+from ._measure import CacheSweep, measure
 from ._options import CacheOptions
 from ._placement import Placement, combined
 from ._plot import cache_figure
+from ._records import (
+    CacheDerived,
+    CacheParameters,
+    CacheRaw,
+    CacheRecord,
+    HwlocLevel,
+    MeasuredLevel,
+    MemoryRecord,
+    PlacementRecord,
+)
 from ._report import cache_disagreements, cache_headlines, cache_meaning, disagreement_text, flag_text
+from ._resolve import resolve_options
 from ._tidy import cache_rows
-from ._records import (CacheDerived, CacheParameters, CacheRaw, CacheRecord, HwlocLevel, MeasuredLevel, MemoryRecord,
-                       PlacementRecord)
+
+if TYPE_CHECKING:          # for the annotations only: the CLI's start-up imports none of them
+    from matplotlib.figure import Figure
+
+    from .._headline import Headline
 
 UNITS = {
     "sizes": "bytes", "cycles_per_access": "TSC ticks per access", "ns_per_access": "ns per access",
@@ -29,7 +46,7 @@ UNITS = {
 }
 
 
-def unstable_sizes(samples, limit=0.10) -> list:
+def unstable_sizes(samples: np.ndarray, limit: float = 0.10) -> list[int]:
     """Sizes whose passes disagree: relative spread of pass medians above limit."""
     finite = np.isfinite(samples)
     # Per pass the fastest sample (a size timed once has NaN for the rest;
@@ -60,7 +77,8 @@ def bandwidth_at(sweep: CacheSweep, first: int, last: int) -> tuple[float | None
     return (value if np.isfinite(value) and value > 0 else None), int(sizes[k])
 
 
-def measured_levels(sweep: CacheSweep, levels: list[CacheLevel], hwloc_caches: list) -> tuple[list, list]:
+def measured_levels(sweep: CacheSweep, levels: list[CacheLevel],
+                    hwloc_caches: Sequence[Cache]) -> tuple[list[MeasuredLevel], list[str]]:
     """MeasuredLevel records (hwloc beside each, latency, bandwidth, status)
     and the words for hwloc's caches that showed no step."""
     verdicts, missing = judge([lv.size for lv in levels], hwloc_caches)
@@ -96,7 +114,8 @@ def memory_record(sweep: CacheSweep) -> MemoryRecord | None:
                         bandwidth=bandwidth, bandwidth_size=size)
 
 
-def _warnings(sweep: CacheSweep, placement: Placement, compared: list, missing: list, unstable: list) -> list:
+def _warnings(sweep: CacheSweep, placement: Placement, compared: list[MeasuredLevel], missing: list[str],
+              unstable: list[int]) -> list[str]:
     warnings = []
     if placement.frames_known == 0 and not placement.virtual_machine:
         warnings.append("the buffer's physical frames are hidden (pagemap needs CAP_SYS_ADMIN): placement "
@@ -156,7 +175,7 @@ def _old_level_row(lv: MeasuredLevel) -> str:
     return "  " + "".join(cells)
 
 
-class CacheBenchmark(Benchmark):
+class CacheBenchmark(Benchmark[CacheOptions, CacheRecord]):
     """cache levels: size, latency and read bandwidth of each (Servet III-A)
 
     One pinned thread chases pointers through growing prefixes of one
@@ -169,17 +188,10 @@ class CacheBenchmark(Benchmark):
     record_type = CacheRecord
 
     def resolve(self, options: CacheOptions, topology: Topology, job: Job) -> CacheOptions:
-        if options.pu is not None:
-            check_pu(options.pu, topology)
-        max_size = default_max_size(topology) if options.max_size is None else options.max_size
-        stride = default_stride(topology, options.pu) if options.stride is None else options.stride
-        check_parameters(options.min_size, max_size, stride, options.passes, options.samples,
-                         options.order, options.pages, options.min_accesses, options.window, options.grid,
-                         options.isa)
-        return dataclasses.replace(options, max_size=max_size, stride=stride)
+        return resolve_options(options, topology)
 
-    def run(self, ctx: Context) -> CacheRecord:
-        sweep = measure(**dataclasses.asdict(ctx.options), topology=ctx.topology, progress=ctx.progress)
+    def run(self, ctx: Context[CacheOptions]) -> CacheRecord:
+        sweep = measure(ctx.options, topology=ctx.topology, progress=ctx.progress)
         placement = combined(sweep.placements)
         hw = ctx.topology.data_caches_of(sweep.parameters["pu"])
         levels = sweep_levels(sweep, hw)
@@ -208,7 +220,7 @@ class CacheBenchmark(Benchmark):
             units=UNITS, warnings=_warnings(sweep, placement, compared, missing, unstable) +
             [w for w in [outliers.warning("cache sweep", unit="ns")] if w])
 
-    def summary(self, record: CacheRecord) -> list:
+    def summary(self, record: CacheRecord) -> list[str]:
         p, d = record.parameters, record.derived
         levels, hwloc = d.levels, d.hwloc_levels
         if all(lv.status is None for lv in levels):        # a record of an earlier version
@@ -241,20 +253,20 @@ class CacheBenchmark(Benchmark):
         lines += [f"  flagged: {flag}" for flag in d.flags or []]
         return lines
 
-    def plot(self, record: CacheRecord):
+    def plot(self, record: CacheRecord) -> Figure:
         return cache_figure(record)
 
-    def meaning(self, record: CacheRecord) -> list:
+    def meaning(self, record: CacheRecord) -> list[str]:
         return cache_meaning(record)
 
-    def disagreements(self, record: CacheRecord) -> list:
+    def disagreements(self, record: CacheRecord) -> list[str]:
         return cache_disagreements(record)
 
-    def headlines(self, record: CacheRecord) -> list:
+    def headlines(self, record: CacheRecord) -> list[Headline]:
         return cache_headlines(record)
 
-    def tidy(self, record: CacheRecord) -> list:
+    def tidy(self, record: CacheRecord) -> list[Row]:
         return cache_rows(record)
 
 
-BENCHMARK: Benchmark = CacheBenchmark()
+BENCHMARK: Benchmark[CacheOptions, CacheRecord] = CacheBenchmark()

@@ -70,7 +70,8 @@ def envelope(samples: np.ndarray) -> np.ndarray:
     return out
 
 
-def capacity_bounds(sizes: np.ndarray, best: np.ndarray, plateau: tuple, next_plateau: tuple) -> CapacityBounds | None:
+def capacity_bounds(sizes: np.ndarray, best: np.ndarray, plateau: tuple[int, int],
+                    next_plateau: tuple[int, int]) -> CapacityBounds | None:
     """The bounds of the level whose plateau is `plateau` (first, last
     bytes), followed by the plateau `next_plateau` of the next level (or
     memory), from `best`, the envelope (ticks) at `sizes` (bytes). None
@@ -83,7 +84,7 @@ def capacity_bounds(sizes: np.ndarray, best: np.ndarray, plateau: tuple, next_pl
     return bounds_below(sizes, best, plateau, float(np.median(best[on_next])), next_plateau[0])
 
 
-def bounds_below(sizes: np.ndarray, best: np.ndarray, plateau: tuple, miss: float,
+def bounds_below(sizes: np.ndarray, best: np.ndarray, plateau: tuple[int, int], miss: float,
                  region_end: float) -> CapacityBounds | None:
     """The bounds of the level whose plateau is `plateau` (first, last
     bytes), whose misses cost `miss` ticks, from the envelope `best` at
@@ -123,7 +124,7 @@ def _crossing(sizes: np.ndarray, share: np.ndarray, level: float) -> int | None:
     return int(round(2.0 ** (s0 + (level - m0) / (m1 - m0) * (s1 - s0))))
 
 
-def geometry_sizes(ways: tuple, line: int, low: float, high: float) -> list[int]:
+def geometry_sizes(ways: tuple[int, ...], line: int, low: float, high: float) -> list[int]:
     """Sizes K * line * 2^j (K in `ways`) in [low, high], bytes."""
     out = set()
     for k in ways:
@@ -136,7 +137,7 @@ def geometry_sizes(ways: tuple, line: int, low: float, high: float) -> list[int]
     return sorted(out)
 
 
-def choose(model_size: int, bounds: CapacityBounds, ways: tuple | None, line: int) -> tuple[int, str, str]:
+def choose(model_size: int, bounds: CapacityBounds, ways: tuple[int, ...] | None, line: int) -> tuple[int, str, str]:
     """(size, method, why) for a level whose page-set fit gave `model_size`.
 
     Where hwloc's associativities are known and exactly one size of their
@@ -168,7 +169,7 @@ def choose(model_size: int, bounds: CapacityBounds, ways: tuple | None, line: in
                               "cache geometry lies between them: the capacity held is reported")
 
 
-def _ways_of(size: int, ways: tuple, line: int) -> int:
+def _ways_of(size: int, ways: tuple[int, ...], line: int) -> int:
     """The associativity among `ways` whose geometry gives `size`."""
     for k in sorted(ways):
         unit = int(k) * int(line)

@@ -22,9 +22,11 @@ Without hwloc caches (an unknown machine) every level is reported as found.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._format import format_size
+from ..topology import Cache
 
 #: A measured level "agrees" with hwloc within this relative difference.
 AGREEMENT = 0.10
@@ -71,7 +73,8 @@ def align(measured: list[int], hwloc: list[int]) -> list[int | None]:
     return out
 
 
-def _effective_matches(measured: list[int], hwloc: list, matches: list) -> list:
+def _effective_matches(measured: list[int], hwloc: Sequence[Cache],
+                       matches: list[int | None]) -> list[int | None]:
     """A cache of hwloc's that the alignment left unmatched takes the
     largest unmatched step between its neighbours' matches that is smaller
     than it: its effective capacity when other work holds most of it (a
@@ -88,13 +91,13 @@ def _effective_matches(measured: list[int], hwloc: list, matches: list) -> list:
     return matches
 
 
-def hwloc_ways(caches: list) -> tuple:
+def hwloc_ways(caches: Sequence[Cache]) -> tuple[int, ...]:
     """The associativities hwloc reports for the caches past the first
     (those the page-set model sizes); empty (any) where it reports none."""
     return tuple(sorted({c.associativity for c in caches if c.level > 1 and c.associativity > 0}))
 
 
-def judge(measured: list[int], hwloc: list) -> tuple[list[Verdict], list[str]]:
+def judge(measured: list[int], hwloc: Sequence[Cache]) -> tuple[list[Verdict], list[str]]:
     """Verdicts for measured sizes (bytes, increasing) against hwloc's
     caches (objects with .level and .size), and the words for hwloc's caches
     that no step matched."""

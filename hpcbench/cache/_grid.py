@@ -9,10 +9,16 @@ page-set model depends on the base grid.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
-from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, find_rises
+from .._errors import OptionError
+from ._rises import DEFAULT_MIN_RISE, DEFAULT_STEP_THRESHOLD, Rise, find_rises
+
+IntArray = npt.NDArray[np.int64]
 
 GRIDS = ("fine", "servet")
 #: Points per octave of the "fine" grid.
@@ -38,7 +44,7 @@ def sweep_sizes(min_size: int, max_size: int, stride: int, grid: str = "fine") -
             s += 1 << 20
         return np.array([x for x in sizes if x % stride == 0], dtype=np.int64)
     if grid != "fine":
-        raise ValueError(f"grid must be one of {', '.join(GRIDS)}, got {grid!r}")
+        raise OptionError("grid", f"must be one of {', '.join(GRIDS)}, got {grid!r}")
     steps = int(np.floor(POINTS_PER_OCTAVE * np.log2(max_size / min_size) + 1e-9))
     sizes = _on_stride(min_size * 2.0 ** (np.arange(steps + 1) / POINTS_PER_OCTAVE), stride)
     return sizes[(sizes >= min_size) & (sizes <= max_size)]
@@ -57,13 +63,32 @@ def extension_sizes(top: int, limit: int, stride: int) -> np.ndarray:
     return sizes[(sizes > top) & (sizes <= limit)]
 
 
-def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 64, edge_points: int = 15,
-                     per_octave: int = 16, linear_from: int = 2 << 20, linear_step: int = 256 << 10,
-                     max_per_rise: int = 8, large_edge_points: int = 5, budget: float | None = None,
-                     budget_from: int = 0,
-                     step_threshold: float = DEFAULT_STEP_THRESHOLD,
-                     min_rise: float = DEFAULT_MIN_RISE) -> np.ndarray:
+@dataclass(frozen=True)
+class RefinementSettings:
+    """Where refinement_sizes adds sizes; every field is also a keyword of
+    refinement_sizes."""
+
+    stride: int = 64                  #: bytes: every size is a multiple of it
+    edge_points: int = 15             #: sizes across a rise's first step below linear_from
+    per_octave: int = 16              #: geometric steps per octave across a rise below linear_from
+    linear_from: int = 2 << 20        #: bytes: above this, steps of linear_step
+    linear_step: int = 256 << 10      #: bytes
+    max_per_rise: int = 8             #: linear steps per rise, at most
+    large_edge_points: int = 5        #: sizes across a rise's first step above linear_from
+    budget: float | None = None       #: bytes: the sum of the extra sizes above budget_from, at most (None: no bound)
+    budget_from: int = 0              #: bytes
+    step_threshold: float = DEFAULT_STEP_THRESHOLD   #: rise detection (find_rises)
+    min_rise: float = DEFAULT_MIN_RISE
+
+
+def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, settings: RefinementSettings | None = None,
+                     **keywords: Any) -> IntArray:
     """Extra sizes (bytes) to measure inside each rise of a first sweep.
+
+    settings (RefinementSettings), each field of which may also be given as
+    a keyword (stride=, edge_points=, per_octave=, linear_from=,
+    linear_step=, max_per_rise=, large_edge_points=, budget=, budget_from=,
+    step_threshold=, min_rise=), overriding `settings`.
 
     For every rise: `edge_points` sizes evenly spaced across its first step
     (between the last size on the plateau and the first above it: the edge
@@ -78,30 +103,46 @@ def refinement_sizes(sizes: npt.ArrayLike, cycles: npt.ArrayLike, stride: int = 
     the other sizes from the smallest. All multiples of `stride`, none
     already in `sizes`.
     """
+    s = replace(settings or RefinementSettings(), **keywords)
     sizes = np.asarray(sizes, dtype=np.int64)
-    known = {int(s) for s in sizes}
-    edges: list = []
-    fills: set = set()
-    for rise in find_rises(cycles, step_threshold, min_rise, sizes=sizes):
-        a, b = int(sizes[rise.start]), int(sizes[rise.start + 1])
-        points = edge_points if a < linear_from else large_edge_points
-        edge = _on_stride(np.linspace(a, b, points + 2)[1:-1], stride)
-        edges += [int(x) for x in edge if a < x < b and int(x) not in known]
-        mine: set = set()
-        lo, hi = int(sizes[max(rise.start - 1, 0)]), int(sizes[rise.end])
-        small = lo * 2.0 ** (np.arange(1, int(per_octave * np.log2(min(hi, linear_from) / lo)) + 1) / per_octave)
-        mine |= {int(x) for x in _on_stride(small, stride) if lo < x < min(hi, linear_from)}
-        large = _on_stride(np.arange(max(lo, linear_from) + linear_step, hi, linear_step), stride)
-        large = large[(large > max(lo, linear_from)) & (large < hi)]
-        if large.size > max_per_rise:
-            large = large[np.unique(np.linspace(0, large.size - 1, max_per_rise).round().astype(int))]
-        mine |= {int(x) for x in large}
-        fills |= mine
-    chosen: list = []
+    known = {int(x) for x in sizes}
+    edges: list[int] = []
+    fills: set[int] = set()
+    for rise in find_rises(cycles, s.step_threshold, s.min_rise, sizes=sizes):
+        edges += [x for x in _edge_sizes(sizes, rise, s) if x not in known]
+        fills |= _fill_sizes(sizes, rise, s)
+    return _within_budget(list(dict.fromkeys(edges)) + sorted(fills - known - set(edges)), s)
+
+
+def _edge_sizes(sizes: IntArray, rise: Rise, s: RefinementSettings) -> list[int]:
+    """Sizes evenly spaced inside the rise's first step (bytes)."""
+    a, b = int(sizes[rise.start]), int(sizes[rise.start + 1])
+    points = s.edge_points if a < s.linear_from else s.large_edge_points
+    return [int(x) for x in _on_stride(np.linspace(a, b, points + 2)[1:-1], s.stride) if a < x < b]
+
+
+def _fill_sizes(sizes: IntArray, rise: Rise, s: RefinementSettings) -> set[int]:
+    """Sizes across the whole rise (bytes): geometric below linear_from,
+    linear above it (at most max_per_rise, spread evenly)."""
+    lo, hi = int(sizes[max(rise.start - 1, 0)]), int(sizes[rise.end])
+    top = min(hi, s.linear_from)
+    small = lo * 2.0 ** (np.arange(1, int(s.per_octave * np.log2(top / lo)) + 1) / s.per_octave)
+    fills = {int(x) for x in _on_stride(small, s.stride) if lo < x < top}
+    bottom = max(lo, s.linear_from)
+    large = _on_stride(np.arange(bottom + s.linear_step, hi, s.linear_step), s.stride)
+    large = large[(large > bottom) & (large < hi)]
+    if large.size > s.max_per_rise:
+        large = large[np.unique(np.linspace(0, large.size - 1, s.max_per_rise).round().astype(int))]
+    return fills | {int(x) for x in large}
+
+
+def _within_budget(candidates: list[int], s: RefinementSettings) -> IntArray:
+    """The candidates (bytes, in order of priority) that the budget affords, increasing."""
+    chosen: list[int] = []
     spent = 0.0
-    for x in list(dict.fromkeys(edges)) + sorted(fills - known - set(edges)):
-        cost = x if x > budget_from else 0
-        if budget is not None and spent + cost > budget:
+    for x in candidates:
+        cost = x if x > s.budget_from else 0
+        if s.budget is not None and spent + cost > s.budget:
             continue
         chosen.append(x)
         spent += cost

@@ -3,6 +3,9 @@
 call, so that both pass the analysis the same facts."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..topology import Cache
 from ._analysis import CacheLevel, estimate_levels
 from ._capacity import envelope
 from ._compare import hwloc_ways
@@ -10,7 +13,7 @@ from ._measure import CacheSweep
 from ._placement import combined
 
 
-def sweep_levels(sweep: CacheSweep, hwloc_caches: list) -> list[CacheLevel]:
+def sweep_levels(sweep: CacheSweep, hwloc_caches: Sequence[Cache]) -> list[CacheLevel]:
     """estimate_levels on a measured sweep: its combined placement, the
     envelope of its passes, and hwloc's associativities and count of data
     caches (`hwloc_caches`, those of the PU swept; empty: none known)."""

@@ -19,154 +19,71 @@ of the same rise, so that neighbouring points share the same conditions.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .. import _core, _validate
-from .._errors import OptionError
-from .._format import format_size
-from .._memory import SAFE_MEMORY_SHARE, page_mode, safe_memory_limit
-from .._protocol import check_ranges
+from .. import _core
+from .._memory import page_mode, safe_memory_limit
 from ..topology import Topology, bound_to
 from ._grid import sweep_sizes
-from ._passes import extension_limit, run_passes
-from ._robust import bandwidth_per_size, per_size
 from ._options import CacheOptions
+from ._passes import Passes, PassPlan, extension_limit, run_passes
 from ._placement import Placement, classify, virtual_machine
+from ._resolve import ISAS, ORDERS, CheckedCacheOptions, check_pu, largest_cache, resolve_options
+from ._robust import bandwidth_per_size, per_size
 
-ORDERS = {"sequential": _core.ORDER_SEQUENTIAL, "random": _core.ORDER_RANDOM, "windowed": _core.ORDER_WINDOWED}
-ISAS = {"auto": _core.ISA_AUTO, "scalar": _core.ISA_SCALAR, "sse2": _core.ISA_SSE2, "avx2": _core.ISA_AVX2,
-        "avx512": _core.ISA_AVX512}
 ISA_NAMES = {v: k for k, v in ISAS.items()}
-_D = CacheOptions()
 #: Bytes read per bandwidth sample, at least: tens of microseconds even in L1.
 LOAD_MIN_BYTES = 32 << 20
 #: Load sizes are whole 64-byte blocks (the C kernel's rule).
 LOAD_BLOCK = 64
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass
 class CacheSweep:
     """What measure() returns. Unpacks as (sizes, cycles) for scripts."""
 
-    sizes: np.ndarray            #: bytes, increasing
-    cycles: np.ndarray           #: TSC ticks per access (robust mean over passes)
-    ns: np.ndarray               #: nanoseconds per access
-    refined: np.ndarray          #: True for sizes added by refinement
-    samples_cycles: np.ndarray   #: raw, shape (sizes, passes, samples); NaN = pass not run
-    samples_ns: np.ndarray       #: raw, same shape
-    accesses_per_sample: np.ndarray
-    placements: list = field(default_factory=list)        #: one Placement per chase buffer
-    bandwidth_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    sizes: IntArray              #: bytes, increasing
+    cycles: FloatArray           #: TSC ticks per access (robust mean over passes)
+    ns: FloatArray               #: nanoseconds per access
+    refined: npt.NDArray[np.bool_]  #: True for sizes added by refinement
+    samples_cycles: FloatArray   #: raw, shape (sizes, passes, samples); NaN = pass not run
+    samples_ns: FloatArray       #: raw, same shape
+    accesses_per_sample: IntArray
+    placements: list[Placement] = field(default_factory=list)        #: one Placement per chase buffer
+    bandwidth_sizes: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: bytes/s, shape (sizes, passes, samples)
-    bandwidth_samples: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))
-    bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))     #: bytes/s per size
-    parameters: dict = field(default_factory=dict)
+    bandwidth_samples: FloatArray = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    bandwidth: FloatArray = field(default_factory=lambda: np.zeros(0))     #: bytes/s per size
+    parameters: dict[str, Any] = field(default_factory=dict)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[npt.NDArray[Any]]:
         return iter((self.sizes, self.cycles))
-
-
-def default_max_size(topology: Topology) -> int:
-    """About twice the largest data cache hwloc reports (64 MiB if none),
-    a multiple of 1 MiB, within the safe share of available memory."""
-    caches = [c.size for c in topology.caches if c.kind != "instruction"]
-    target = 2 * max(caches) if caches else 64 << 20
-    target = -(-target // (1 << 20)) * (1 << 20)
-    return min(target, max(safe_memory_limit() // (1 << 20), 4) * (1 << 20))
-
-
-def largest_cache(topology: Topology) -> int | None:
-    """Bytes of the largest data or unified cache hwloc reports, if any."""
-    caches = [c.size for c in topology.caches if c.kind != "instruction"]
-    return max(caches) if caches else None
-
-
-def default_stride(topology: Topology, pu: int | None = None) -> int:
-    """One slot per line of the cache with the longest lines among those of
-    `pu` (hwloc's line sizes; 64 bytes if it reports none). A cache with
-    shorter lines then sees one slot in every few of its lines, in as few
-    of its sets: the capacity a chase fills is still its size, so every
-    edge stays where it is, while no line holds two slots (which would turn
-    half the misses of a long-line cache into hits)."""
-    caches = topology.data_caches_of(pu) if pu is not None else [c for c in topology.caches
-                                                                 if c.kind != "instruction"]
-    lines = [c.line_size for c in caches if c.line_size > 0]
-    return int(max(lines)) if lines else 64
-
-
-def check_parameters(min_size: int, max_size: int, stride: int, passes: int, samples: int, order: str, pages: str,
-                     min_accesses: int, window: int = _D.window, grid: str = _D.grid,
-                     isa: str = _D.isa) -> tuple[int, int, int]:
-    """Validate measure()'s arguments; raises OptionError naming the parameter.
-
-    The chase's own rules (the stride, sizes that are multiples of it, the
-    accesses and samples per size, the window) are the C kernel's, stated
-    once in its check (_core.chase_check) and applied here to the smallest
-    and the largest size. What this adds is the sweep's: the range, the
-    memory it may take, the passes, the grid, and the names of orders, page
-    kinds and instruction sets."""
-    check_ranges(CacheOptions, passes=passes, samples=samples)
-    if order not in ("auto",) + tuple(ORDERS):
-        raise OptionError("order", f"must be auto, sequential, random or windowed, got {order!r}")
-    if grid not in ("fine", "servet"):
-        raise OptionError("grid", f"must be fine or servet, got {grid!r}")
-    if isa not in ISAS:
-        raise OptionError("isa", f"must be one of {', '.join(ISAS)}, got {isa!r}")
-    if not _core.load_supported(ISAS[isa]):
-        raise OptionError("isa", f"must be an instruction set this CPU supports, got {isa}")
-    kernel_order = ORDERS["windowed" if order == "auto" else order]   # auto may choose windowed
-
-    def kernel_rules(name: str, size: int) -> None:
-        with _validate.c_rules({"buffer_bytes": name, "sizes": name, "stride_bytes": "stride",
-                                "window_bytes": "window", "page_mode": "pages"}):
-            _core.chase_check(size, [size], stride, order=kernel_order, min_accesses=min_accesses, samples=samples,
-                              page_mode=page_mode(pages), window_bytes=window)
-
-    kernel_rules("min_size", min_size)
-    if max_size < min_size:
-        raise OptionError("max_size", f"must not be below min_size ({min_size} bytes), got {max_size}")
-    limit = safe_memory_limit()
-    if max_size > limit:
-        raise OptionError("max_size", f"must fit in {SAFE_MEMORY_SHARE:.0%} of available memory "
-                                      f"({format_size(limit)}), got {format_size(max_size)}")
-    kernel_rules("max_size", max_size)
-    count = sweep_sizes(min_size, max_size, stride, grid).size
-    if count < 3:
-        raise OptionError("max_size", f"must leave at least 3 sizes in the sweep from {min_size} bytes, "
-                                      f"got {max_size} ({count} sizes)")
-    return int(min_size), int(max_size), int(stride)
-
-
-def check_pu(pu: int, topology: Topology) -> int:
-    """The PU to bind the sweep to must be one hwloc lists for this process."""
-    if pu not in topology.pu_indexes:
-        raise OptionError("pu", f"must be one of this machine's PUs {topology.pu_indexes}, got {pu!r}")
-    return int(pu)
 
 
 @dataclass
 class _Chase:
-    """The fixed settings of every chase call of one sweep."""
-    stride: int
-    order: str
-    window: int
-    min_accesses: int
-    warmup: int
-    samples: int
-    pages: str
-    vm: str | None
-    long_slots: int
+    """Every chase call of one sweep: its options, and the visiting order
+    (`auto` becomes one once the probe has told the placement)."""
 
-    def run(self, buffer_bytes: int, sizes: np.ndarray, seed: int) -> tuple:
+    options: CheckedCacheOptions
+    order: str
+    vm: str | None
+
+    def run(self, buffer_bytes: int, sizes: IntArray, seed: int) -> tuple[Any, Any, Any, Placement]:
         """Time `sizes` (in the order given) on one new buffer: (ticks,
         ns, accesses) per size in that order, and the buffer's Placement."""
+        o = self.options
         ticks, ns, accesses, frames, _known, huge = _core.chase_sweep(
-            int(buffer_bytes), [int(s) for s in sizes], self.stride, order=ORDERS[self.order], seed=seed,
-            window_bytes=self.window, min_accesses=self.min_accesses, warmup=self.warmup, samples=self.samples,
-            page_mode=page_mode(self.pages), long_slots=self.long_slots)
+            int(buffer_bytes), [int(s) for s in sizes], o.sweep_stride, order=ORDERS[self.order], seed=seed,
+            window_bytes=o.window, min_accesses=o.min_accesses, warmup=o.warmup, samples=o.samples,
+            page_mode=page_mode(o.pages), long_slots=o.long_slots)
         placement = classify(frames, huge, int(buffer_bytes), os.sysconf("SC_PAGE_SIZE"), self.vm)
         return ticks, ns, accesses, placement
 
@@ -216,16 +133,18 @@ def choose_order(order: str, placement: Placement) -> str:
     return "random" if huge and not placement.virtual_machine else "windowed"
 
 
-def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, stride: int | None = _D.stride,
-            order: str = _D.order, passes: int = _D.passes, samples: int = _D.samples,
-            min_accesses: int = _D.min_accesses, warmup: int = _D.warmup, pu: int | None = _D.pu,
-            pages: str = _D.pages, refine: bool = _D.refine, seed: int = _D.seed, window: int = _D.window,
-            grid: str = _D.grid, bandwidth: bool = _D.bandwidth, isa: str = _D.isa,
-            long_slots: int = _D.long_slots, extend: bool = _D.extend, topology: Topology | None = None,
-            progress: Callable[[str], None] | None = None) -> CacheSweep:
+def measure(options: CacheOptions | None = None, *, topology: Topology | None = None,
+            progress: Callable[[str], None] | None = None, **keywords: Any) -> CacheSweep:
     """Sweep sizes: the latency of a pointer chase through every slot of a
     prefix of one buffer, and (bandwidth=True) the read bandwidth of
     streaming loads over the same sizes.
+
+    options (CacheOptions), each field of which may also be given as a
+    keyword (min_size=, max_size=, stride=, order=, passes=, samples=, pu=,
+    pages=, refine=, extend=, grid=, bandwidth=, isa=, min_accesses=,
+    warmup=, seed=, window=, long_slots=), overriding `options`; they are
+    resolved and checked first (resolve_options), unless they are
+    CheckedCacheOptions already and no keyword changes them.
 
     Sizes (bytes) from min_size to max_size (default: about twice the
     largest cache hwloc reports) on the "fine" grid (4 per octave) or the
@@ -241,47 +160,58 @@ def measure(min_size: int = _D.min_size, max_size: int | None = _D.max_size, str
     also works.
     """
     topology = topology or Topology.load()
-    if pu is None:
-        pu = _core.thread_binding()[0]
-    check_pu(pu, topology)
-    if stride is None:
-        stride = default_stride(topology, pu)
-    if max_size is None:
-        max_size = default_max_size(topology)
-    min_size, max_size, stride = check_parameters(min_size, max_size, stride, passes, samples, order,
-                                                  pages, min_accesses, window, grid, isa)
-    _validate.non_negative_int("warmup", warmup)
-    sizes = sweep_sizes(min_size, max_size, stride, grid)
+    if keywords or not isinstance(options, CheckedCacheOptions):
+        options = resolve_options(replace(options or CacheOptions(), **keywords), topology)
+    pu = options.pu if options.pu is not None else check_pu(_core.thread_binding()[0], topology)
+    sizes = sweep_sizes(options.min_size, options.sweep_max, options.sweep_stride, options.grid)
     # The extension's buffers must fit in memory as max_size's did.
     largest = largest_cache(topology)
-    limit = extension_limit(largest, safe_memory_limit()) if extend else 0
+    plan = PassPlan(options.passes, options.samples, options.sweep_stride, options.refine, options.seed,
+                    extend_to=extension_limit(largest, safe_memory_limit()) if options.extend else 0,
+                    cache_top=largest)
     # The probe's order does not matter (it times one small size): windowed
     # until the probe has told what `auto` becomes.
-    chase = _Chase(stride, "windowed" if order == "auto" else order, window, min_accesses, warmup, samples, pages,
-                   virtual_machine(), long_slots)
-
+    chase = _Chase(options, "windowed" if options.order == "auto" else options.order, virtual_machine())
     with bound_to(pu):
         # A first buffer of the full size, timed at one small size only,
         # tells the placement the order depends on.
-        *_, probe = chase.run(int(sizes[-1]), sizes[:1], seed)
-        chase.order = choose_order(order, probe)
-        swept = run_passes(lambda todo, s: chase.run(int(np.max(todo)), todo, s), sizes, passes, samples, stride,
-                           refine, seed, progress, extend_to=limit, cache_top=largest)
-        base = swept.sizes[~swept.refined]
-        bw_sizes, bw_samples, isa_used = (measure_bandwidth(base, passes, samples, pages, isa)
-                                          if bandwidth else (np.zeros(0, dtype=np.int64), np.zeros((0, 0, 0)), ""))
-        if bandwidth and progress:
-            progress("cache sweep: read bandwidth measured")
+        *_, probe = chase.run(int(sizes[-1]), sizes[:1], options.seed)
+        chase.order = choose_order(options.order, probe)
+        swept = run_passes(lambda todo, s: chase.run(int(np.max(todo)), todo, s), sizes, plan, progress)
+        bandwidth = _bandwidth(swept.sizes[~swept.refined], options, progress)
+    return _sweep(swept, bandwidth, _parameters(options, swept, plan, chase.order, pu))
 
-    params = {"min_size": min_size, "max_size": max_size, "stride": stride, "order": chase.order,
-              "order_requested": order, "passes": passes, "samples": samples, "min_accesses": min_accesses,
-              "warmup_traversals": warmup, "pu": pu, "pages": pages, "page_size": os.sysconf("SC_PAGE_SIZE"),
-              "refine": refine, "seed": seed, "window": window, "grid": grid, "kernel": "chase",
-              "long_slots": long_slots, "extend": extend, "extend_limit": limit if limit > max_size else None,
-              "extended_to": int(swept.sizes[swept.extended][-1]) if swept.extended.any() else None,
-              "isa": isa_used or None}
+
+def _bandwidth(sizes: IntArray, options: CacheOptions,
+               progress: Callable[[str], None] | None) -> tuple[IntArray, FloatArray, str]:
+    """measure_bandwidth over the base sizes where options.bandwidth asks
+    for it; empty arrays and no instruction set otherwise."""
+    if not options.bandwidth:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0, 0)), ""
+    measured = measure_bandwidth(sizes, options.passes, options.samples, options.pages, options.isa)
+    if progress:
+        progress("cache sweep: read bandwidth measured")
+    return measured
+
+
+def _parameters(options: CheckedCacheOptions, swept: Passes, plan: PassPlan, order: str, pu: int) -> dict[str, Any]:
+    """The record's parameters of a sweep: what it ran with."""
+    limit = plan.extend_to
+    return {"min_size": options.min_size, "max_size": options.sweep_max, "stride": options.sweep_stride,
+            "order": order, "order_requested": options.order, "passes": options.passes, "samples": options.samples,
+            "min_accesses": options.min_accesses, "warmup_traversals": options.warmup, "pu": pu,
+            "pages": options.pages, "page_size": os.sysconf("SC_PAGE_SIZE"), "refine": options.refine,
+            "seed": options.seed, "window": options.window, "grid": options.grid, "kernel": "chase",
+            "long_slots": options.long_slots, "extend": options.extend,
+            "extend_limit": limit if limit > options.sweep_max else None,
+            "extended_to": int(swept.sizes[swept.extended][-1]) if swept.extended.any() else None}
+
+
+def _sweep(swept: Passes, bandwidth: tuple[IntArray, FloatArray, str], parameters: dict[str, Any]) -> CacheSweep:
+    """The CacheSweep of the pooled passes and the bandwidth measured."""
+    bw_sizes, bw_samples, isa_used = bandwidth
     return CacheSweep(sizes=swept.sizes, cycles=per_size(swept.ticks), ns=per_size(swept.ns), refined=swept.refined,
                       samples_cycles=swept.ticks, samples_ns=swept.ns, accesses_per_sample=swept.accesses,
                       placements=swept.placements, bandwidth_sizes=bw_sizes, bandwidth_samples=bw_samples,
                       bandwidth=bandwidth_per_size(bw_samples) if bw_sizes.size else np.zeros(0),
-                      parameters=params)
+                      parameters={**parameters, "isa": isa_used or None})

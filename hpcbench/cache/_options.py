@@ -59,8 +59,9 @@ class CacheOptions:
 class SharedOptions:
     pairs: str = option("auto", "--shared-pairs", "auto: one pair per hwloc relation plus a random sample; "
                         "all: every pair", choices=PAIR_CHOICES, aliases=("--pairs",))
-    cores: list | None = option(None, "--shared-cores", "PUs to test, e.g. 0-3,8", metavar="LIST", type=pu_list_arg,
-                                aliases=("--cores",), default_text="every PU this process may use")
+    cores: list[int] | None = option(None, "--shared-cores", "PUs to test, e.g. 0-3,8", metavar="LIST",
+                                     type=pu_list_arg, aliases=("--cores",),
+                                     default_text="every PU this process may use")
     sample: int = option(DEFAULT_SAMPLE, "--shared-sample", "extra random pairs in auto mode", metavar="N", type=int,
                          aliases=("--pair-sample",), range=Range(0, MAX_SAMPLE))
     threshold: float | None = option(None, "--shared-threshold", "co-run ratio above which two cores share a "

@@ -24,10 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ._grid import POINTS_PER_OCTAVE, extension_sizes, refinement_sizes
+from ._grid import POINTS_PER_OCTAVE, IntArray, RefinementSettings, extension_sizes, refinement_sizes
+from ._probabilistic import FloatArray
 from ._rises import DEFAULT_STEP_THRESHOLD, find_rises, monotone_fit
 from ._robust import per_size
 
@@ -56,7 +59,21 @@ EXTEND_FACTOR = 4
 EXTEND_DEFAULT = 256 << 20
 
 #: run_pass(sizes in visiting order, seed) -> (ticks (n, samples), ns (n, samples), accesses (n,), placement)
-RunPass = Callable[[np.ndarray, int], tuple]
+RunPass = Callable[[IntArray, int], tuple[Any, Any, Any, Any]]
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class PassPlan:
+    """How run_passes sweeps: what every pass times, and what may be added."""
+
+    passes: int                   #: passes over the base sizes (each on a new buffer, in a new order)
+    samples: int                  #: timings per size per pass
+    stride: int                   #: bytes: the sizes added are multiples of it
+    refine: bool = True           #: add sizes inside the rises (refinement_sizes)
+    seed: int = 12345             #: of the visiting orders and of every pass
+    extend_to: int = 0            #: bytes the extension may reach (0: no extension)
+    cache_top: int | None = None  #: bytes of the largest cache known: a rise past it is not a cache's
 
 
 @dataclass
@@ -64,49 +81,62 @@ class Passes:
     """The pooled samples of a sweep: (sizes, passes, samples), NaN where a
     size had fewer passes or samples than the widest."""
 
-    sizes: np.ndarray
-    ticks: np.ndarray
-    ns: np.ndarray
-    accesses: np.ndarray
-    refined: np.ndarray
-    placements: list = field(default_factory=list)
-    extended: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  #: True for sizes the extension added
+    sizes: IntArray
+    ticks: FloatArray
+    ns: FloatArray
+    accesses: IntArray
+    refined: npt.NDArray[np.bool_]
+    placements: list[Any] = field(default_factory=list)
+    #: True for sizes the extension added
+    extended: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
-def _run(run_pass: RunPass, sizes: np.ndarray, passes: int, seed: int, rows: dict, accesses: dict,
-         placements: list, progress, label: str) -> None:
-    """`passes` passes over `sizes`; each size's rows (ticks, ns) appended to rows[size]."""
-    rng = np.random.default_rng(seed)
-    for p in range(passes):
-        order = rng.permutation(sizes.size)
-        ticks, ns, acc, placement = run_pass(sizes[order], seed + 7919 * p)
-        for k, i in enumerate(order):
-            rows.setdefault(int(sizes[i]), []).append((ticks[k], ns[k]))
-            accesses[int(sizes[i])] = int(acc[k])
-        placements.append(placement)
-        if progress:
-            progress(f"{label}: pass {p + 1}/{passes} done")
+@dataclass
+class _Samples:
+    """Every pass's samples so far, per size: the rows (ticks, ns) of each
+    pass, the accesses per sample, and each pass's placement."""
+
+    run_pass: RunPass
+    progress: Progress | None
+    rows: dict[int, list[tuple[Any, Any]]] = field(default_factory=dict)
+    accesses: dict[int, int] = field(default_factory=dict)
+    placements: list[Any] = field(default_factory=list)
+
+    def run(self, sizes: IntArray, passes: int, seed: int, label: str) -> None:
+        """`passes` passes over `sizes`, each in a new random order."""
+        rng = np.random.default_rng(seed)
+        for p in range(passes):
+            order = rng.permutation(sizes.size)
+            ticks, ns, acc, placement = self.run_pass(sizes[order], seed + 7919 * p)
+            for k, i in enumerate(order):
+                self.rows.setdefault(int(sizes[i]), []).append((ticks[k], ns[k]))
+                self.accesses[int(sizes[i])] = int(acc[k])
+            self.placements.append(placement)
+            if self.progress:
+                self.progress(f"{label}: pass {p + 1}/{passes} done")
+
+    def pool(self, sizes: IntArray, samples: int) -> tuple[FloatArray, FloatArray]:
+        """(ticks, ns) of `sizes`, shape (sizes, passes, samples): NaN where
+        a size had fewer passes than the widest."""
+        width = max(len(self.rows[int(s)]) for s in sizes)
+        ticks = np.full((sizes.size, width, samples), np.nan)
+        ns = np.full_like(ticks, np.nan)
+        for i, s in enumerate(sizes):
+            for p, (t, n) in enumerate(self.rows[int(s)]):
+                ticks[i, p], ns[i, p] = t, n
+        return ticks, ns
 
 
-def _pool(sizes: np.ndarray, rows: dict, samples: int) -> tuple[np.ndarray, np.ndarray]:
-    width = max(len(rows[int(s)]) for s in sizes)
-    ticks = np.full((sizes.size, width, samples), np.nan)
-    ns = np.full_like(ticks, np.nan)
-    for i, s in enumerate(sizes):
-        for p, (t, n) in enumerate(rows[int(s)]):
-            ticks[i, p], ns[i, p] = t, n
-    return ticks, ns
-
-
-def _neighbours(sizes: np.ndarray, extra: np.ndarray) -> np.ndarray:
+def _neighbours(sizes: IntArray, extra: IntArray) -> IntArray:
     """Base sizes with a refined size between them and a neighbour."""
-    keep = []
+    keep: list[int] = []
     for i in range(sizes.size):
         lo = sizes[i - 1] if i > 0 else sizes[i]
         hi = sizes[i + 1] if i + 1 < sizes.size else sizes[i]
         if np.any((extra > lo) & (extra < hi)):
             keep.append(i)
-    return sizes[np.array(keep, dtype=int)]
+    kept: IntArray = sizes[np.array(keep, dtype=int)]
+    return kept
 
 
 def extension_limit(largest_cache: int | None, available: int) -> int:
@@ -117,7 +147,7 @@ def extension_limit(largest_cache: int | None, available: int) -> int:
     return int(min(target, available))
 
 
-def still_rising(sizes: np.ndarray, cycles: np.ndarray, cache_top: int | None = None) -> bool:
+def still_rising(sizes: npt.ArrayLike, cycles: npt.ArrayLike, cache_top: int | None = None) -> bool:
     """The curve has not reached a plateau at its largest size: its last
     rise runs to the end, or it ends less than a quarter octave before the
     end and the monotone fit still climbs by more than the rise threshold
@@ -130,6 +160,7 @@ def still_rising(sizes: np.ndarray, cycles: np.ndarray, cache_top: int | None = 
     `cache_top` (the largest cache known, if given): no cache's misses begin
     there, so it is memory's latency wobbling (another tenant's burst during
     one pass, seen at 512 MiB on a busy guest whose largest cache is 300 MiB)."""
+    sizes = np.asarray(sizes)
     rises = find_rises(cycles, sizes=sizes)
     if not rises or (cache_top is not None and sizes[rises[-1].start] > cache_top):
         return False
@@ -143,7 +174,7 @@ def still_rising(sizes: np.ndarray, cycles: np.ndarray, cache_top: int | None = 
     return bool(fit[-1] > back * (1.0 + DEFAULT_STEP_THRESHOLD))
 
 
-def _next_octave(candidates: np.ndarray, top: int, spent: float, budget: float) -> np.ndarray:
+def _next_octave(candidates: IntArray, top: int, spent: float, budget: float) -> IntArray:
     """The candidates in the octave above `top` that the budget still
     affords (each with the top again, see _extend), smallest first."""
     octave = candidates[candidates <= 2 * top]
@@ -151,63 +182,62 @@ def _next_octave(candidates: np.ndarray, top: int, spent: float, budget: float) 
     return octave[spent + cost <= budget]
 
 
-def _extend(run_pass: RunPass, sizes: np.ndarray, passes: int, samples: int, stride: int, seed: int, limit: int,
-            cache_top: int | None, rows: dict, accesses: dict, placements: list, progress) -> np.ndarray:
+def _extend(samples: _Samples, sizes: IntArray, plan: PassPlan) -> IntArray:
     """While the pooled curve still rises at its largest size, `passes`
-    passes over the next octave of sizes (up to `limit` bytes, within
+    passes over the next octave of sizes (up to `extend_to` bytes, within
     EXTENSION_BUDGET of the base sweep's bytes). The previous top is timed
     again with them, so that the step onto the new sizes compares samples
     taken under the same conditions. Returns the sizes added."""
-    candidates = extension_sizes(int(sizes[-1]), limit, stride)
+    candidates = extension_sizes(int(sizes[-1]), plan.extend_to, plan.stride)
     budget = EXTENSION_BUDGET * float(np.sum(sizes))
     swept, spent, step = sizes, 0.0, 0
-    while candidates.size and still_rising(swept, per_size(_pool(swept, rows, samples)[0]), cache_top):
+    while candidates.size and still_rising(swept, per_size(samples.pool(swept, plan.samples)[0]), plan.cache_top):
         octave = _next_octave(candidates, int(swept[-1]), spent, budget)
         if not octave.size:
             break
         todo = np.r_[swept[-1:], octave]
         step += 1
-        _run(run_pass, todo, passes, seed + 100 + step, rows, accesses, placements, progress,
-             f"extension to {int(octave[-1]) >> 20} MiB")
+        samples.run(todo, plan.passes, plan.seed + 100 + step, f"extension to {int(octave[-1]) >> 20} MiB")
         spent += float(np.sum(todo))
         swept = np.r_[swept, octave]
         candidates = candidates[candidates > octave[-1]]
     return swept[sizes.size:]
 
 
-def run_passes(run_pass: RunPass, sizes: np.ndarray, passes: int, samples: int, stride: int, refine: bool,
-               seed: int, progress: Callable[[str], None] | None = None, extend_to: int = 0,
-               cache_top: int | None = None) -> Passes:
+def _refine(samples: _Samples, sizes: IntArray, plan: PassPlan) -> IntArray:
+    """The sizes refinement_sizes adds inside the rises, timed with the base
+    sizes around them again: CHEAP_PASS_FACTOR times as many passes for
+    sizes up to CHEAP_SIZE. Returns the sizes added."""
+    ticks, _ = samples.pool(sizes, plan.samples)
+    extra = refinement_sizes(sizes, per_size(ticks), RefinementSettings(
+        stride=plan.stride, budget=REFINEMENT_BUDGET * float(np.sum(sizes[sizes > CHEAP_SIZE])),
+        budget_from=CHEAP_SIZE))
+    if extra.size:
+        todo = np.union1d(extra, _neighbours(sizes, extra))
+        cheap, dear = todo[todo <= CHEAP_SIZE], todo[todo > CHEAP_SIZE]
+        if cheap.size:
+            samples.run(cheap, CHEAP_PASS_FACTOR * plan.passes, plan.seed + 1, "refinement")
+        if dear.size:
+            samples.run(dear, plan.passes, plan.seed + 2, "refinement (large)")
+    return extra
+
+
+def run_passes(run_pass: RunPass, sizes: npt.ArrayLike, plan: PassPlan, progress: Progress | None = None) -> Passes:
     """The base sweep over `sizes`; then, while its curve still rises at
-    the largest size, the extension past it (up to `extend_to` bytes; 0:
-    none; only for a rise that starts at or below `cache_top`, the largest
-    cache known, if given), whose sizes join the base grid; then (refine) the refinement:
-    the sizes refinement_sizes adds inside the rises, with the base sizes
-    around them again, CHEAP_PASS_FACTOR times as many passes for sizes up
-    to CHEAP_SIZE. Every pass's samples are pooled per size."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    rows: dict = {}
-    accesses: dict = {}
-    placements: list = []
-    _run(run_pass, sizes, passes, seed, rows, accesses, placements, progress, "cache sweep")
-    added = _extend(run_pass, sizes, passes, samples, stride, seed, extend_to, cache_top, rows, accesses,
-                    placements, progress)
-    sizes = np.r_[sizes, added]
-    extra = np.zeros(0, dtype=np.int64)
-    if refine:
-        ticks, _ = _pool(sizes, rows, samples)
-        extra = refinement_sizes(sizes, per_size(ticks), stride=stride,
-                                 budget=REFINEMENT_BUDGET * float(np.sum(sizes[sizes > CHEAP_SIZE])),
-                                 budget_from=CHEAP_SIZE)
-        if extra.size:
-            todo = np.union1d(extra, _neighbours(sizes, extra))
-            cheap, dear = todo[todo <= CHEAP_SIZE], todo[todo > CHEAP_SIZE]
-            if cheap.size:
-                _run(run_pass, cheap, CHEAP_PASS_FACTOR * passes, seed + 1, rows, accesses, placements, progress,
-                     "refinement")
-            if dear.size:
-                _run(run_pass, dear, passes, seed + 2, rows, accesses, placements, progress, "refinement (large)")
-    every = np.union1d(sizes, extra)
-    ticks, ns = _pool(every, rows, samples)
-    return Passes(sizes=every, ticks=ticks, ns=ns, accesses=np.array([accesses[int(s)] for s in every]),
-                  refined=np.isin(every, extra), placements=placements, extended=np.isin(every, added))
+    the largest size, the extension past it (up to `plan.extend_to` bytes;
+    0: none; only for a rise that starts at or below `plan.cache_top`, the
+    largest cache known, if given), whose sizes join the base grid; then
+    (`plan.refine`) the refinement: the sizes refinement_sizes adds inside
+    the rises, with the base sizes around them again, CHEAP_PASS_FACTOR
+    times as many passes for sizes up to CHEAP_SIZE. Every pass's samples
+    are pooled per size."""
+    base = np.asarray(sizes, dtype=np.int64)
+    samples = _Samples(run_pass, progress)
+    samples.run(base, plan.passes, plan.seed, "cache sweep")
+    added = _extend(samples, base, plan)
+    base = np.r_[base, added]
+    extra = _refine(samples, base, plan) if plan.refine else np.zeros(0, dtype=np.int64)
+    every = np.union1d(base, extra)
+    ticks, ns = samples.pool(every, plan.samples)
+    return Passes(sizes=every, ticks=ticks, ns=ns, accesses=np.array([samples.accesses[int(s)] for s in every]),
+                  refined=np.isin(every, extra), placements=samples.placements, extended=np.isin(every, added))

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._plot import as_float, heatmap, new_figure
-from ._rises import monotone_fit
 from ._records import CacheRecord, SharedCachesRecord
+from ._rises import monotone_fit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-def _kib(values) -> np.ndarray:
+def _kib(values: Any) -> np.ndarray:
     return np.asarray(values, dtype=float) / 1024
 
 
@@ -93,7 +93,9 @@ def pass_spread(record: CacheRecord) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # passes a size did not have are NaN
         per_pass = np.nanmin(raw, axis=2)
-        return (np.nanmax(per_pass, axis=1) - np.nanmin(per_pass, axis=1)) / np.nanmedian(per_pass, axis=1)
+        spread: np.ndarray = (np.nanmax(per_pass, axis=1) - np.nanmin(per_pass, axis=1)) / np.nanmedian(per_pass,
+                                                                                                     axis=1)
+        return spread
 
 
 def plot_spread(record: CacheRecord, ax: Any) -> None:
@@ -106,6 +108,7 @@ def plot_spread(record: CacheRecord, ax: Any) -> None:
 def cache_figure(record: CacheRecord) -> Figure:
     """The cache figure: time per access with the levels, read bandwidth,
     the gradient, and the pass-to-pass spread."""
+    fig: Figure
     fig, axes = new_figure(4, 1, (9, 13))
     plot_latency(record, axes[0, 0])
     plot_bandwidth(record, axes[1, 0])
@@ -143,6 +146,7 @@ def plot_sharing(record: SharedCachesRecord, axes: Any) -> None:
 def shared_figure(record: SharedCachesRecord) -> Figure:
     """The shared-caches figure: one co-run ratio heat map per cache level."""
     n = max(len(record.derived.levels), 1)
+    fig: Figure
     fig, axes = new_figure(1, n, (4 * n, 3.8))
     plot_sharing(record, axes[0])
     return fig

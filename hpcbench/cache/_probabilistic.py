@@ -12,10 +12,15 @@ Pure NumPy: no hardware, no MPI.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from .._errors import InputError, OptionError
+
+FloatArray = npt.NDArray[np.float64]
 
 #: Associativities tried. Real caches use 1-24, 32 and a few larger values.
 DEFAULT_WAYS = tuple(range(1, 25)) + (28, 32, 48, 64)
@@ -32,7 +37,7 @@ class ProbabilisticFit:
     size: int                 #: estimated cache size, bytes
     ways: int                 #: associativity of the best candidate of that size
     divergence: float         #: sum |MR - P(X > K)| of that candidate
-    best: tuple               #: the five best (size, ways, divergence), best first
+    best: tuple[tuple[int, int, float], ...]  #: the five best (size, ways, divergence), best first
     policy: str = "lru"       #: replacement policy of the best candidate of that size
     placement: str = "random"  #: page placement the fit assumed ("random" or "even")
 
@@ -45,7 +50,7 @@ def candidate_sizes(low: float, high: float, granule: int = 1024) -> np.ndarray:
     """
     if not (0 < low <= high):
         raise ValueError(f"candidate range must satisfy 0 < low <= high, got {low}..{high}")
-    sizes: list = []
+    sizes: list[int] = []
     e = int(np.floor(np.log2(low)))
     while 2.0 ** e <= high:
         base = 2 ** e
@@ -61,19 +66,20 @@ def binomial_tail(n: npt.ArrayLike, p: npt.ArrayLike, k: npt.ArrayLike) -> np.nd
     survival function, accurate for the large n and small p here). n is a
     count of pages: a fractional count (an array ending inside a page) means
     the pages it touches, rounded up."""
-    from scipy.stats import binom   # here, not at import: scipy.stats costs every command 0.6 s to start
+    from scipy.stats import binom  # here, not at import: scipy.stats costs every command 0.6 s to start
     n = np.ceil(np.asarray(n, dtype=float) - 1e-9)
-    return binom.sf(np.asarray(k), np.maximum(n, 0), np.clip(np.asarray(p, dtype=float), 0.0, 1.0))
+    return np.asarray(binom.sf(np.asarray(k), np.maximum(n, 0), np.clip(np.asarray(p, dtype=float), 0.0, 1.0)),
+                      dtype=float)
 
 
 def miss_rates(cycles: np.ndarray) -> np.ndarray:
     """Miss rate per size from cycles per access (Fig. 3, first loop)."""
-    cycles = np.asarray(cycles, dtype=float)
-    hit_time = cycles.min()
-    miss_overhead = cycles.max() - hit_time
+    c: FloatArray = np.asarray(cycles, dtype=float)
+    hit_time = float(c.min())
+    miss_overhead = float(c.max()) - hit_time
     if miss_overhead <= 0:
-        return np.zeros_like(cycles)
-    return (cycles - hit_time) / miss_overhead
+        return np.zeros_like(c)
+    return (c - hit_time) / miss_overhead
 
 
 #: Miss-rate models: "paper" is P(X > K), the probability that a page set
@@ -146,7 +152,7 @@ def _random_policy_rate(pages: np.ndarray, p: np.ndarray, ways: np.ndarray) -> n
     """The "lines" model under random replacement: E[m(X', K)] with
     X' = 1 + B(NP-1, p), summed over X' in (K, RANDOM_TAIL * K] and the
     tail beyond taken as misses. Arguments broadcast together."""
-    from scipy.stats import binom   # see binomial_tail
+    from scipy.stats import binom  # see binomial_tail
     n, pc, k = np.broadcast_arrays(np.ceil(np.maximum(pages - 1.0, 0.0) - 1e-9), np.clip(p, 0.0, 1.0), ways)
     n, pc, k = n.ravel(), pc.ravel(), k.ravel()
     out = np.empty(n.size)
@@ -181,7 +187,8 @@ def _even_rate(pages: np.ndarray, p: np.ndarray, ways: np.ndarray, policy: str) 
     def rate(n: np.ndarray) -> np.ndarray:
         return (n > k).astype(float) if policy == "lru" else random_replacement_miss_rate(n, k)
 
-    return (1.0 - lines_high) * rate(low) + lines_high * rate(low + 1)
+    out: FloatArray = (1.0 - lines_high) * rate(low) + lines_high * rate(low + 1)
+    return out
 
 
 def predicted_miss_rate(pages: npt.ArrayLike, p: npt.ArrayLike, ways: npt.ArrayLike,
@@ -219,76 +226,111 @@ NORMALISATIONS = ("fit", "range", "anchored")
 DEFAULT_TOLERANCE = 0.25
 
 
-def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, page_size: int = 4096,
-                  ways: npt.ArrayLike = DEFAULT_WAYS,
-                  candidates: npt.ArrayLike | None = None, model: str = "lines", selection: str = "simplest",
-                  tolerance: float = DEFAULT_TOLERANCE, normalisation: str = "fit",
-                  policies: tuple = ("lru",), anchors: tuple | None = None,
-                  placement: str = "random") -> ProbabilisticFit:
+@dataclass(frozen=True)
+class SizeFitSettings:
+    """How estimate_size fits one rise; every field is also a keyword of
+    estimate_size."""
+
+    page_size: int = 4096                  #: bytes of the base page the page-set model assumes
+    ways: tuple[int, ...] = DEFAULT_WAYS   #: associativities tried
+    #: cache sizes tried (bytes); None: candidate_sizes over the span of the sizes fitted
+    candidates: npt.ArrayLike | None = None
+    model: str = "lines"                   #: MODELS
+    selection: str = "simplest"            #: SELECTIONS
+    tolerance: float = DEFAULT_TOLERANCE   #: "simplest": divergence share within the best fit
+    normalisation: str = "fit"             #: NORMALISATIONS
+    #: replacement policies tried with the "lines" model (POLICIES): the best candidate over all of them wins
+    policies: tuple[str, ...] = ("lru",)
+    #: (hit, miss): the plateaus (cycles) before and after the rise, for normalisation "anchored"
+    anchors: tuple[float, float] | None = None
+    placement: str = "random"              #: page placement assumed (PLACEMENTS)
+
+    def __post_init__(self) -> None:
+        if self.page_size <= 0:
+            raise OptionError("page_size", f"must be positive, got {self.page_size}")
+        policies = self.fitted_policies()
+        if not policies or any(pol not in POLICIES for pol in policies):
+            raise OptionError("policies", f"must be a non-empty subset of {', '.join(POLICIES)}, got {policies!r}")
+        if self.normalisation == "anchored" and (self.anchors is None or not self.anchors[1] > self.anchors[0]):
+            raise InputError(f"anchored normalisation needs anchors (hit, miss) with miss > hit, got {self.anchors!r}")
+        if self.selection not in SELECTIONS:
+            raise OptionError("selection", f"must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
+
+    def fitted_policies(self) -> tuple[str, ...]:
+        """The policies the model tells apart: the paper's model has none (one "lru")."""
+        return ("lru",) if self.model == "paper" else self.policies
+
+
+def estimate_size(sizes: npt.ArrayLike, cycles: npt.ArrayLike, settings: SizeFitSettings | None = None,
+                  **keywords: Any) -> ProbabilisticFit:
     """Estimate one physically indexed cache size from a range of the sweep.
 
     sizes: traversed array sizes (bytes) covering the rise of the curve, with
     some flat points on both sides; cycles: time per access at those sizes.
-    candidates: cache sizes to try (bytes); default: candidate_sizes over the
-    span of `sizes`. policies: the replacement policies tried with the
-    "lines" model (POLICIES); the best candidate over all of them wins.
-    anchors: (hit, miss), the plateaus before and after the rise (cycles),
-    for normalisation="anchored": the miss rate is then measured, not
-    fitted per candidate, which is what tells the policies apart (random
-    replacement reaches the next plateau far later than LRU). placement:
-    the page placement assumed (PLACEMENTS; "even" for a sweep whose
-    placement is unknown, where the curve is to tell).
+    settings (SizeFitSettings), each field of which may also be given as a
+    keyword (page_size=, ways=, candidates=, model=, selection=, tolerance=,
+    normalisation=, policies=, anchors=, placement=), overriding `settings`.
+    With normalisation="anchored" the miss rate is measured between the
+    anchors, not fitted per candidate, which is what tells the policies
+    apart (random replacement reaches the next plateau far later than LRU);
+    placement "even" suits a sweep whose placement is unknown, where the
+    curve is to tell.
     """
-    sizes = np.asarray(sizes, dtype=float)
-    cycles = np.asarray(cycles, dtype=float)
-    if sizes.ndim != 1 or sizes.shape != cycles.shape or sizes.size < 3:
-        raise ValueError("sizes and cycles must be 1-D arrays of the same length, at least 3")
-    if page_size <= 0:
-        raise ValueError(f"page_size must be positive, got {page_size}")
-    if candidates is None:
-        candidates = candidate_sizes(sizes.min(), sizes.max())
-    candidates = np.asarray(candidates, dtype=float)
-    ways_arr = np.asarray(ways, dtype=int)
-
-    if model == "paper":
-        policies = ("lru",)          # the paper's model has no policy
-    bad = [pol for pol in policies if pol not in POLICIES]
-    if bad or not policies:
-        raise ValueError(f"policies must be a non-empty subset of {', '.join(POLICIES)}, got {policies!r}")
-    pages = sizes / page_size
-    # Shapes: (candidate size, ways, sweep size).
-    cs = candidates[:, None, None]
-    k = ways_arr[None, :, None]
-    p = k * page_size / cs
-    if normalisation == "anchored" and (anchors is None or not anchors[1] > anchors[0]):
-        raise ValueError(f"anchored normalisation needs anchors (hit, miss) with miss > hit, got {anchors!r}")
-    per_policy = [_divergences(predicted_miss_rate(pages[None, None, :], p, k, model, pol, placement), cycles,
-                               normalisation, anchors) for pol in policies]
-    which = np.argmin(np.stack(per_policy), axis=0)               # the better policy per (size, ways)
-    divergence = np.min(np.stack(per_policy), axis=0)
-    # A page set must hold at least one page: K * PS <= CS.
-    divergence = np.where(ways_arr[None, :] * page_size <= candidates[:, None], divergence, np.inf)
-
-    flat = np.argsort(divergence, axis=None, kind="stable")[:5]
-    best = []
-    for idx in flat:
-        ci, ki = np.unravel_index(idx, divergence.shape)
-        best.append((int(candidates[ci]), int(ways_arr[ki]), float(divergence[ci, ki])))
-
-    if selection == "mode":
+    s = replace(settings or SizeFitSettings(), **keywords)
+    sizes, cycles = _fit_range(sizes, cycles)
+    candidates = np.asarray(candidate_sizes(sizes.min(), sizes.max()) if s.candidates is None else s.candidates,
+                            dtype=float)
+    ways_arr = np.asarray(s.ways, dtype=int)
+    policies = s.fitted_policies()
+    divergence, which = _divergence_table(sizes, cycles, candidates, ways_arr, s)
+    best = _five_best(divergence, candidates, ways_arr)
+    if s.selection == "mode":
         size = _mode_of_sizes(best)
-    elif selection == "simplest":
-        size = _simplest_size(candidates, divergence.min(axis=1), tolerance)
     else:
-        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+        size = _simplest_size(candidates, divergence.min(axis=1), s.tolerance)
     row = int(np.flatnonzero(candidates == size)[0])
     ki = int(np.argmin(divergence[row]))
     return ProbabilisticFit(size=int(size), ways=int(ways_arr[ki]), divergence=float(divergence[row, ki]),
-                            best=tuple(best), policy=policies[int(which[row, ki])], placement=placement)
+                            best=tuple(best), policy=policies[int(which[row, ki])], placement=s.placement)
+
+
+def _fit_range(sizes: npt.ArrayLike, cycles: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The sizes (bytes) and cycles of one rise as float arrays, checked."""
+    s, c = np.asarray(sizes, dtype=float), np.asarray(cycles, dtype=float)
+    if s.ndim != 1 or s.shape != c.shape or s.size < 3:
+        raise InputError("sizes and cycles must be 1-D arrays of the same length, at least 3")
+    return s, c
+
+
+def _divergence_table(sizes: FloatArray, cycles: FloatArray, candidates: FloatArray, ways: npt.NDArray[np.int_],
+                      s: SizeFitSettings) -> tuple[FloatArray, npt.NDArray[np.intp]]:
+    """(divergence, policy index), each of shape (candidate size, ways): the
+    divergence of the better policy, inf where a page set would hold less
+    than a page (K * PS > CS)."""
+    pages = sizes / s.page_size
+    # Shapes: (candidate size, ways, sweep size).
+    cs = candidates[:, None, None]
+    k = ways[None, :, None]
+    p = k * s.page_size / cs
+    per_policy = np.stack([_divergences(predicted_miss_rate(pages[None, None, :], p, k, s.model, pol, s.placement),
+                                        cycles, s.normalisation, s.anchors) for pol in s.fitted_policies()])
+    divergence = np.min(per_policy, axis=0)
+    divergence = np.where(ways[None, :] * s.page_size <= candidates[:, None], divergence, np.inf)
+    return divergence, np.argmin(per_policy, axis=0)
+
+
+def _five_best(divergence: FloatArray, candidates: FloatArray,
+               ways: npt.NDArray[np.int_]) -> list[tuple[int, int, float]]:
+    """The five (size, ways, divergence) of lowest divergence, best first."""
+    best = []
+    for idx in np.argsort(divergence, axis=None, kind="stable")[:5]:
+        ci, ki = np.unravel_index(idx, divergence.shape)
+        best.append((int(candidates[ci]), int(ways[ki]), float(divergence[ci, ki])))
+    return best
 
 
 def _divergences(predicted: np.ndarray, cycles: np.ndarray, normalisation: str,
-                 anchors: tuple | None = None) -> np.ndarray:
+                 anchors: tuple[float, float] | None = None) -> np.ndarray:
     """How far each candidate's predicted miss rates (candidates, ways,
     sizes) lie from the measured cycles: (candidates, ways)."""
     if normalisation == "anchored":
@@ -325,7 +367,7 @@ def significant_bits(size: int) -> int:
     return size.bit_length()
 
 
-def _simplest_size(candidates, divergence_per_size, tolerance):
+def _simplest_size(candidates: FloatArray, divergence_per_size: FloatArray, tolerance: float) -> int:
     """The size with the fewest significant bits among those fitting within
     (1 + tolerance) of the best fit; ties go to the better fit."""
     best = float(np.min(divergence_per_size))
@@ -335,9 +377,9 @@ def _simplest_size(candidates, divergence_per_size, tolerance):
     return int(candidates[chosen])
 
 
-def _mode_of_sizes(best):
+def _mode_of_sizes(best: list[tuple[int, int, float]]) -> int:
     """Most frequent size among the best candidates; ties go to the better fit."""
-    counts: dict = {}
+    counts: dict[int, tuple[int, int]] = {}
     for rank, (size, _, _) in enumerate(best):
         count, first = counts.get(size, (0, rank))
         counts[size] = (count + 1, first)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._outliers import Outliers
-from .._record import Count, Mapping, One, optional, Pair, Positive, Record, require, required
+from .._record import Count, Mapping, One, Pair, Positive, Record, optional, require, required
 from ..topology import PlanRecord
 
 #: raw samples: nested lists of numbers with None where a pass did not run

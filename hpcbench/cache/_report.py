@@ -22,7 +22,7 @@ def disagreement_text(lv: MeasuredLevel) -> str:
     return f"L{lv.level}: measured {format_size(lv.size)}, hwloc reports {format_size(lv.hwloc_size or 0)}"
 
 
-def _caches(record: CacheRecord) -> list:
+def _caches(record: CacheRecord) -> list[MeasuredLevel]:
     """The levels reported as caches (flagged steps are not)."""
     return [lv for lv in record.derived.levels if lv.status != "flagged"]
 
@@ -30,7 +30,7 @@ def _caches(record: CacheRecord) -> list:
 # ---- cache ---------------------------------------------------------------------------------
 
 
-def cache_disagreements(record: CacheRecord) -> list:
+def cache_disagreements(record: CacheRecord) -> list[str]:
     """Levels whose size is not hwloc's, steps hwloc has no cache for, and
     hwloc's caches that showed no step."""
     d = record.derived
@@ -39,11 +39,11 @@ def cache_disagreements(record: CacheRecord) -> list:
     return lines + [flag for flag in d.flags or [] if flag not in lines]
 
 
-def _ns(lv) -> str:
+def _ns(lv: MeasuredLevel) -> str:
     return f"{lv.latency_ns:.1f} ns" if lv.latency_ns else "-"
 
 
-def cache_meaning(record: CacheRecord) -> list:
+def cache_meaning(record: CacheRecord) -> list[str]:
     """Per level: what fits and what an access there costs; then memory, and
     the level to block loops for."""
     d = record.derived
@@ -60,15 +60,17 @@ def cache_meaning(record: CacheRecord) -> list:
     m = d.memory
     first = next((lv for lv in caches if lv.latency_ns), None)
     if m is not None and m.latency_ns:
-        times = f", {m.latency_ns / first.latency_ns:.0f}x the L{first.level} latency" if first else ""
+        times = (f", {m.latency_ns / first.latency_ns:.0f}x the L{first.level} latency"
+                 if first and first.latency_ns else "")
         bandwidth = f"; one core reads {m.bandwidth / 1e9:.0f} GB/s from memory" if m.bandwidth else ""
         lines.append(f"Beyond {format_size(m.from_size)} every access goes to memory: {m.latency_ns:.1f} ns"
                      f"{times}{bandwidth}.")
-        inner = [lv for lv in caches if lv.latency_ns and m.latency_ns / lv.latency_ns >= _SAME]
+        inner = [(lv, m.latency_ns / lv.latency_ns) for lv in caches
+                 if lv.latency_ns and m.latency_ns / lv.latency_ns >= _SAME]
         if inner:
-            last = inner[-1]
+            last, cheaper = inner[-1]
             lines.append(f"Keep the data a loop reuses within {format_size(last.size)} (L{last.level}): an access "
-                         f"there is {m.latency_ns / last.latency_ns:.0f}x cheaper than from memory.")
+                         f"there is {cheaper:.0f}x cheaper than from memory.")
     elif d.memory is None and caches and caches[0].latency_ns is not None:
         lines.append("Memory was not reached: the time per access still rises at the largest size "
                      "(raise --cache-max to measure it).")
@@ -77,7 +79,7 @@ def cache_meaning(record: CacheRecord) -> list:
     return lines
 
 
-def cache_headlines(record: CacheRecord) -> list:
+def cache_headlines(record: CacheRecord) -> list[Headline]:
     """Size, latency and read bandwidth of each cache level; memory's latency and bandwidth."""
     out = []
     for lv in _caches(record):
@@ -99,7 +101,7 @@ def cache_headlines(record: CacheRecord) -> list:
 # ---- shared-caches ---------------------------------------------------------------------------
 
 
-def _sharing(groups: list) -> str:
+def _sharing(groups: list[list[int]]) -> str:
     """Sharing groups in words."""
     if not groups:
         return "no group"
@@ -121,17 +123,17 @@ def _level_meaning(lv: SharedLevelRecord) -> str:
             "behave as hwloc's layout predicts (see the disagreement).")
 
 
-def shared_meaning(record: SharedCachesRecord) -> list:
+def shared_meaning(record: SharedCachesRecord) -> list[str]:
     """Per level: which cores share it, beside hwloc, and what follows for placing processes."""
     return [_level_meaning(lv) for lv in record.derived.levels]
 
 
-def shared_disagreements(record: SharedCachesRecord) -> list:
+def shared_disagreements(record: SharedCachesRecord) -> list[str]:
     """Pairs whose co-run contradicts hwloc's sharing (the record's own words)."""
     return [line for lv in record.derived.levels for line in lv.disagreements]
 
 
-def shared_headlines(record: SharedCachesRecord) -> list:
+def shared_headlines(record: SharedCachesRecord) -> list[Headline]:
     """Per level: the largest co-run slowdown and the size of the largest sharing group."""
     out = []
     for lv in record.derived.levels:

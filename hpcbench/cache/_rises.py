@@ -48,22 +48,23 @@ class Rise:
 def gradient(cycles: npt.ArrayLike) -> np.ndarray:
     """C[k+1] / C[k] for k = 0 .. n-2, as in the paper's Fig. 2(b)."""
     c = np.asarray(cycles, dtype=float)
-    return c[1:] / c[:-1]
+    out: np.ndarray = c[1:] / c[:-1]
+    return out
 
 
 def monotone_fit(values: npt.ArrayLike) -> np.ndarray:
     """Least-squares non-decreasing fit (SciPy's isotonic regression)."""
-    from scipy.optimize import isotonic_regression   # here, not at import: it costs every command 0.3 s
-    return isotonic_regression(np.asarray(values, dtype=float), increasing=True).x
+    from scipy.optimize import isotonic_regression  # here, not at import: it costs every command 0.3 s
+    return np.asarray(isotonic_regression(np.asarray(values, dtype=float), increasing=True).x, dtype=float)
 
 
-def _split_at_valleys(grad, start, end):
+def _split_at_valleys(grad: np.ndarray, start: int, end: int) -> list[tuple[int, int]]:
     """Split the rise [start, end) of step indexes where the gradient has a
     valley between two peaks: two caches whose rises touch (Dunnington's L2
     and L3). A valley counts when its excess over 1 is at most VALLEY_DEPTH
     times the excess of the smaller neighbouring peak."""
     excess = grad[start:end] - 1.0
-    cuts: list = []
+    cuts: list[int] = []
     for v in range(1, excess.size - 1):
         if not (excess[v] <= excess[v - 1] and excess[v] <= excess[v + 1]):
             continue
@@ -75,7 +76,7 @@ def _split_at_valleys(grad, start, end):
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _split_at_knees(pieces, grad, fit):
+def _split_at_knees(pieces: list[tuple[int, int]], grad: np.ndarray, fit: np.ndarray) -> list[tuple[int, int]]:
     """Split a piece where one step climbs KNEE times as steeply as every
     step before it in the piece, after those had already climbed
     MIN_SPLIT_RISE: a level's misses set in on top of the previous level's
@@ -93,7 +94,8 @@ def _split_at_knees(pieces, grad, fit):
     return out
 
 
-def _merge_weak_pieces(pieces, fit, grad):
+def _merge_weak_pieces(pieces: list[tuple[int, int]], fit: np.ndarray,
+                       grad: np.ndarray) -> list[tuple[int, int]]:
     """Two caches whose rises touch each multiply the access time several
     fold; a piece that climbs less than MIN_SPLIT_RISE is noise in a broad
     rise, so it joins the neighbour across the shallower valley."""

@@ -13,7 +13,7 @@ import numpy as np
 
 def robust_mean(per_pass: np.ndarray, trim: float = 0.2) -> np.ndarray:
     """Mean over the last axis without the `trim` share at each end (SciPy's trimmed mean)."""
-    from scipy.stats import trim_mean   # here, not at import: scipy.stats costs every command 0.6 s to start
+    from scipy.stats import trim_mean  # here, not at import: scipy.stats costs every command 0.6 s to start
     return np.asarray(trim_mean(per_pass, trim, axis=-1))
 
 
@@ -32,4 +32,5 @@ def per_size(samples: np.ndarray) -> np.ndarray:
 def bandwidth_per_size(samples: np.ndarray) -> np.ndarray:
     """(sizes, passes, samples) bytes/s -> per size: the best sample of
     each pass (interference only slows), the median across passes."""
-    return np.nanmedian(np.nanmax(samples, axis=2), axis=1)
+    out: np.ndarray = np.nanmedian(np.nanmax(samples, axis=2), axis=1)
+    return out

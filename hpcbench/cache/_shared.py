@@ -30,11 +30,15 @@ already measured:
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import numpy.typing as npt
 
 from ..topology import PairPlan, Topology, components, hwloc_shares_cache
 from ._records import PairRatio, SharedLevelRecord
+
+#: Two PU OS indexes, the smaller first.
+Pair = tuple[int, int]
 
 #: Servet's threshold and co-run share of the cache size.
 PAPER_THRESHOLD = 2.0
@@ -90,7 +94,7 @@ def co_run_ratio(alone: npt.ArrayLike, together: npt.ArrayLike) -> float:
     return float(np.median(per_round))
 
 
-def infer_verdicts(verdict: dict, plan: PairPlan) -> dict:
+def infer_verdicts(verdict: dict[Pair, bool], plan: PairPlan) -> dict[Pair, bool]:
     """Every pair's verdict: measured where tested; in auto mode, the verdict
     of its relation's representative elsewhere."""
     out = {}
@@ -103,13 +107,13 @@ def infer_verdicts(verdict: dict, plan: PairPlan) -> dict:
     return out
 
 
-def hwloc_groups(topology: Topology, pus: list[int], level: int) -> list:
+def hwloc_groups(topology: Topology, pus: list[int], level: int) -> list[list[int]]:
     """The groups of `pus` that share one cache of `level` according to hwloc."""
     edges = [(a, b) for i, a in enumerate(pus) for b in pus[i + 1:] if hwloc_shares_cache(topology, a, b, level)]
     return components(edges, pus)
 
 
-def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: dict, plan: PairPlan,
+def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: dict[Pair, float], plan: PairPlan,
                           topology: Topology | None = None, threshold: float | None = None,
                           expected_ratio: float | None = None) -> SharedLevelRecord:
     """Sharing pairs, groups and disagreements for one level, as the record keeps them.
@@ -137,7 +141,8 @@ def analyze_shared_caches(level: int, cache_size: int, corun_size: int, ratios: 
         if topology is not None and decidable else [])
 
 
-def _disagreements(level, measured, ratios, limit, plan, topology) -> list:
+def _disagreements(level: int, measured: dict[Pair, bool], ratios: dict[Pair, float], limit: float, plan: PairPlan,
+                   topology: Topology) -> list[str]:
     lines = []
     for pair, shares in measured.items():
         claimed = hwloc_shares_cache(topology, pair[0], pair[1], level)

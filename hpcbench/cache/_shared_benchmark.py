@@ -6,25 +6,32 @@ benchmark of the same run when it ran on this node, measured here otherwise
 """
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import _validate
 from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
+from .._tidy import Row
 from ..topology import Topology, plan_pairs, require_two_pus
 from ._compare import judge
 from ._levels import sweep_levels
 from ._measure import measure
 from ._options import CacheOptions, SharedOptions
 from ._plot import shared_figure
+from ._records import CacheRecord, CorunSamples, SharedCachesRecord, SharedDerived, SharedParameters, SharedRaw
 from ._report import shared_disagreements, shared_headlines, shared_meaning
-from ._records import (CacheRecord, CorunSamples, SharedCachesRecord, SharedDerived, SharedParameters, SharedRaw)
 from ._shared import analyze_shared_caches, choose_corun_size, co_run_ratio
-from ._shared_measure import measure_co_runs
+from ._shared_measure import CoRunSettings, measure_co_runs
 from ._tidy import shared_rows
+
+if TYPE_CHECKING:          # for the annotations only: the CLI's start-up imports none of them
+    from matplotlib.figure import Figure
+
+    from .._headline import Headline
 
 UNITS = {"cache_size": "bytes", "corun_size": "bytes per core", "alone": "TSC ticks per access",
          "together": "TSC ticks per access", "ratio": "co-run time / alone time"}
@@ -33,7 +40,7 @@ UNITS = {"cache_size": "bytes", "corun_size": "bytes per core", "alone": "TSC ti
 @dataclass
 class LevelBasis:
     """What the co-runs need from a single-core sweep."""
-    levels: list            #: (level, size in bytes, onset in bytes or None)
+    levels: list[tuple[int, int, int | None]]  #: (level, size in bytes, onset in bytes or None)
     sizes: np.ndarray       #: bytes
     cycles: np.ndarray      #: ticks per access
     stride: int
@@ -56,14 +63,14 @@ def basis_from_record(record: CacheRecord) -> LevelBasis:
                       p.stride, p.order, p.pages, p.window, "cache benchmark of this run")
 
 
-def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: CacheOptions) -> LevelBasis:
-    """The cache sweep (with the run's cache options), when this run has none."""
+def basis_from_sweep(topology: Topology, pu: int, progress: Callable[[str], None],
+                     cache_options: CacheOptions) -> LevelBasis:
+    """The cache sweep (with the run's cache options, on `pu` where they
+    name none), when this run has none."""
     progress("shared-caches: no cache results in this run, measuring cache levels first")
-    options = dataclasses.asdict(cache_options)
-    if options["pu"] is None:
-        options["pu"] = pu
-    sweep = measure(**options, topology=topology, progress=progress)
-    hw = topology.data_caches_of(options["pu"])
+    sweep = (measure(cache_options, topology=topology, progress=progress) if cache_options.pu is not None
+             else measure(cache_options, topology=topology, progress=progress, pu=pu))
+    hw = topology.data_caches_of(sweep.parameters["pu"])
     levels = sweep_levels(sweep, hw)
     verdicts, _ = judge([lv.size for lv in levels], hw)
     kept = [(v.number, lv.size, lv.onset) for lv, v in zip(levels, verdicts)
@@ -73,7 +80,7 @@ def basis_from_sweep(topology: Topology, pu: int, progress, cache_options: Cache
                       p["stride"], p["order"], p["pages"], p["window"], "cache sweep run by shared-caches")
 
 
-class SharedCachesBenchmark(Benchmark):
+class SharedCachesBenchmark(Benchmark[SharedOptions, SharedCachesRecord]):
     """which cores share each cache level, by co-runs (Servet III-B)
 
     Each tested pair of cores traverses two arrays at once, sized to fit one
@@ -93,7 +100,7 @@ class SharedCachesBenchmark(Benchmark):
             plan_pairs(topology, options.cores, options.pairs, options.sample, options.seed)
         return options
 
-    def run(self, ctx: Context) -> SharedCachesRecord:
+    def run(self, ctx: Context[SharedOptions]) -> SharedCachesRecord:
         o: SharedOptions = ctx.options
         require_two_pus(ctx.topology, o.cores)
         plan = plan_pairs(ctx.topology, o.cores, o.pairs, o.sample, o.seed)
@@ -107,9 +114,9 @@ class SharedCachesBenchmark(Benchmark):
         for i, (number, cache_size, onset) in enumerate(basis.levels):
             size, expected = choose_corun_size(cache_size, onset, basis.stride, basis.sizes, basis.cycles)
             label = f"shared-caches L{number} ({len(plan.tested)} pairs, {format_size(size)} each): "
-            data = measure_co_runs(plan, size, stride=basis.stride, order=basis.order, window=basis.window,
-                                   pages=basis.pages, samples=o.samples, rounds=o.rounds,
-                                   seed=o.seed + 1000 * i, progress=ctx.progress, label=label)
+            settings = CoRunSettings(stride=basis.stride, order=basis.order, window=basis.window, pages=basis.pages,
+                                     samples=o.samples, rounds=o.rounds, seed=o.seed + 1000 * i)
+            data = measure_co_runs(plan, size, settings, progress=ctx.progress, label=label)
             ratios = {p: co_run_ratio(data["alone"][k], data["together"][k]) for k, p in enumerate(data["pairs"])}
             result = analyze_shared_caches(number, cache_size, size, ratios, plan, ctx.topology,
                                            threshold=o.threshold, expected_ratio=expected)
@@ -132,7 +139,7 @@ class SharedCachesBenchmark(Benchmark):
             derived=SharedDerived(plan=plan.to_record(), levels=levels),
             units=UNITS, warnings=warnings)
 
-    def summary(self, record: SharedCachesRecord) -> list:
+    def summary(self, record: SharedCachesRecord) -> list[str]:
         p, d = record.parameters, record.derived
         lines = [f"shared caches on {record.node or '?'} ({p.pair_mode} pairs: {len(d.plan.tested)} of "
                  f"{d.plan.all_pairs} tested; levels from {p.levels_from})",
@@ -147,20 +154,20 @@ class SharedCachesBenchmark(Benchmark):
             lines.append(f"        ratios {ratios}{f' (+{more} more)' if more > 0 else ''}")
         return lines
 
-    def plot(self, record: SharedCachesRecord):
+    def plot(self, record: SharedCachesRecord) -> Figure:
         return shared_figure(record)
 
-    def meaning(self, record: SharedCachesRecord) -> list:
+    def meaning(self, record: SharedCachesRecord) -> list[str]:
         return shared_meaning(record)
 
-    def disagreements(self, record: SharedCachesRecord) -> list:
+    def disagreements(self, record: SharedCachesRecord) -> list[str]:
         return shared_disagreements(record)
 
-    def headlines(self, record: SharedCachesRecord) -> list:
+    def headlines(self, record: SharedCachesRecord) -> list[Headline]:
         return shared_headlines(record)
 
-    def tidy(self, record: SharedCachesRecord) -> list:
+    def tidy(self, record: SharedCachesRecord) -> list[Row]:
         return shared_rows(record)
 
 
-SHARED_BENCHMARK: Benchmark = SharedCachesBenchmark()
+SHARED_BENCHMARK: Benchmark[SharedOptions, SharedCachesRecord] = SharedCachesBenchmark()

@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._capacity import CapacityBounds, bounds_below
-from ._joint import PageSetLevel, joint_fit, miss_rate, plateaus
-from ._probabilistic import estimate_size
+from ._joint import JointSettings, PageSetLevel, joint_fit, miss_rate, plateaus
+from ._probabilistic import FloatArray, estimate_size
 
 #: Split points tried, spread evenly in log size over the rise (its first
 #: and last octave excepted: each part needs a rise of its own).
@@ -43,8 +43,8 @@ SPLIT_RATIO = 1.5
 MIN_SPLIT_SPAN = 8.0
 
 
-def split_widest(sizes: np.ndarray, curve: np.ndarray, levels: list[PageSetLevel], score: float, page_size: int,
-                 policies: tuple, selection: str, placements: tuple, ways: tuple) -> tuple[int, list] | None:
+def split_widest(sizes: FloatArray, curve: FloatArray, levels: list[PageSetLevel], score: float,
+                 settings: JointSettings) -> tuple[int, list[PageSetLevel]] | None:
     """(k, levels): the page-set levels with level k split in two (k and
     k + 1 in the result, fitted jointly with the others), or None where no
     split explains the curve clearly better than `score` (the joint fit's
@@ -55,21 +55,12 @@ def split_widest(sizes: np.ndarray, curve: np.ndarray, levels: list[PageSetLevel
     wide = levels[k]
     if wide.hi / wide.lo < MIN_SPLIT_SPAN:
         return None
-    best: tuple | None = None
+    best: tuple[list[PageSetLevel], float] | None = None
     for mid in np.geomspace(wide.lo * 2.0, wide.hi / 2.0, SPLIT_POINTS):
-        parts = []
-        for lo, hi in ((wide.lo, mid), (mid, wide.hi)):
-            inside = (sizes >= lo) & (sizes <= hi)
-            if np.count_nonzero(inside) < 3:
-                break
-            start = estimate_size(sizes[inside], curve[inside], page_size=page_size, policies=(policies[0],),
-                                  selection=selection, ways=ways)
-            parts.append(PageSetLevel(fit=start, lo=float(lo), hi=float(hi)))
-        if len(parts) < 2:
+        parts = _halves(sizes, curve, wide, float(mid), settings)
+        if parts is None:
             continue
-        trial = levels[:k] + parts + levels[k + 1:]
-        fitted, trial_score = joint_fit(sizes, curve, trial, page_size, policies, selection, placements=placements,
-                                        ways=ways)
+        fitted, trial_score = joint_fit(sizes, curve, levels[:k] + parts + levels[k + 1:], settings)
         if best is None or trial_score < best[1]:
             best = (fitted, trial_score)
     if best is None:
@@ -80,7 +71,22 @@ def split_widest(sizes: np.ndarray, curve: np.ndarray, levels: list[PageSetLevel
     return k, fitted
 
 
-def lower_bounds(sizes: np.ndarray, best: np.ndarray, levels: list[PageSetLevel], k: int, plateau: tuple,
+def _halves(sizes: FloatArray, curve: FloatArray, wide: PageSetLevel, mid: float,
+            settings: JointSettings) -> list[PageSetLevel] | None:
+    """The two levels `wide` becomes when split at `mid` bytes, each from a
+    fit of its own part of the rise under the first policy; None where a
+    part holds fewer than 3 sizes."""
+    parts = []
+    for lo, hi in ((wide.lo, mid), (mid, wide.hi)):
+        inside = (sizes >= lo) & (sizes <= hi)
+        if np.count_nonzero(inside) < 3:
+            return None
+        start = estimate_size(sizes[inside], curve[inside], settings.size_fit(settings.policies[0], "random"))
+        parts.append(PageSetLevel(fit=start, lo=float(lo), hi=float(hi)))
+    return parts
+
+
+def lower_bounds(sizes: FloatArray, best: FloatArray, levels: list[PageSetLevel], k: int, plateau: tuple[int, int],
                  page_size: int) -> CapacityBounds | None:
     """The capacity bounds of level k of a split (`levels` as split_widest
     returned them), whose plateau is `plateau`: its misses cost H_{k+1}

@@ -19,11 +19,17 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from .._errors import HpcbenchError, InputError, MeasurementError, Unavailable
 from .._terminal import SafeStream
 from .._version import __version__
 from ._common import SUMMARIES, Parser, UsageError
+
+if TYPE_CHECKING:          # for the annotations only: argparse loads with the parser, later
+    import argparse
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -45,7 +51,7 @@ COMMANDS = tuple(name for _, (_, runners) in _GROUPS.items() for name in runners
 EXIT_STATUS = {InputError: 2, Unavailable: 3, MeasurementError: 1, HpcbenchError: 1}
 
 
-def _module(name: str):
+def _module(name: str) -> ModuleType:
     return importlib.import_module(name, __name__)
 
 
@@ -65,11 +71,12 @@ def build_parser(command: str | None = None) -> Parser:
     return parser
 
 
-def _runner(command: str):
+def _runner(command: str) -> Callable[[argparse.Namespace], int]:
     for module, (_, runners) in _GROUPS.items():
         if command in runners:
             where, _, name = runners[command].rpartition(":")
-            return getattr(_module(where or module), name)
+            run: Callable[[argparse.Namespace], int] = getattr(_module(where or module), name)
+            return run
     raise KeyError(command)
 
 
@@ -99,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        status = _runner(args.command)(args)
+        status: int = _runner(args.command)(args)
         sys.stdout.flush()      # a closed pipe shows here, not at the interpreter's exit
         return status
     except UsageError as e:

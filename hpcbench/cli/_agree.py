@@ -30,7 +30,7 @@ def agree(comm: Any, verdict: Callable[[], T]) -> T:
     return value  # type: ignore[return-value]
 
 
-def _combined(errors: list, size: int) -> str:
+def _combined(errors: list[tuple[int, str]], size: int) -> str:
     rank, text = errors[0]
     if len(errors) == size and all(e == text for _, e in errors):
         return text
@@ -39,7 +39,7 @@ def _combined(errors: list, size: int) -> str:
     return f"{_PREFIX}on rank {rank}: {body}{more}"
 
 
-def same_command_line(comm: Any, args: argparse.Namespace, extra: tuple = ()) -> None:
+def same_command_line(comm: Any, args: argparse.Namespace, extra: tuple[str, ...] = ()) -> None:
     """UsageError on every rank unless every rank parsed the same options
     (and the same `extra` facts, such as the MPI thread level asked for)."""
     mine = (sorted((k, repr(v)) for k, v in vars(args).items()), extra)
@@ -50,7 +50,11 @@ def same_command_line(comm: Any, args: argparse.Namespace, extra: tuple = ()) ->
                              f"{_difference(everyone[0], theirs, rank)}")
 
 
-def _difference(first: tuple, other: tuple, rank: int) -> str:
+# What each rank compares: its (option, repr of value) pairs and its extra facts.
+_Parsed = tuple[list[tuple[str, str]], tuple[str, ...]]
+
+
+def _difference(first: _Parsed, other: _Parsed, rank: int) -> str:
     a, b = dict(first[0]), dict(other[0])
     for key in sorted(set(a) | set(b)):
         if a.get(key) != b.get(key):

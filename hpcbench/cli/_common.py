@@ -5,6 +5,7 @@ it both read it)."""
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 from .._errors import InputError
 
@@ -28,5 +29,8 @@ class UsageError(InputError):
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message):
+    """argparse's parser, whose errors are UsageError (one line, exit 2)
+    instead of a usage text and SystemExit."""
+
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} (see --help)")

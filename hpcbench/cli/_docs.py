@@ -40,7 +40,8 @@ BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[^>]*?) -->\n(?P<body>.*?)<!
 COMMAND = "python -m hpcbench.cli._docs"
 
 
-def command_parsers(parser: argparse.ArgumentParser | None = None, prefix: str = "") -> Iterator[tuple]:
+def command_parsers(parser: argparse.ArgumentParser | None = None,
+                    prefix: str = "") -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """(command words, parser) for every command of the CLI in the order
     `--help` lists them, nested commands after their parent ("advise",
     "advise grid"). Defaults to hpcbench.cli.build_parser()."""
@@ -74,14 +75,18 @@ def _spelling(action: argparse.Action) -> str:
     return f"{names} {value}".strip()
 
 
-def _benchmark_flags() -> dict:
+#: A benchmark option's cells: (help, default in words, range in words or "").
+_FlagCells = tuple[str, str, str]
+
+
+def _benchmark_flags() -> dict[str, _FlagCells]:
     """Flag -> (help, default text, range text) of every benchmark option,
     from the options dataclasses (what `run --help` is made from)."""
     import dataclasses
 
     from .. import _registry
     from .._protocol import _default_text
-    out: dict = {}
+    out: dict[str, _FlagCells] = {}
     for bench in _registry.BENCHMARKS:
         defaults = bench.options_type()
         for f in dataclasses.fields(bench.options_type):
@@ -111,7 +116,8 @@ def _exclusive(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     return ""
 
 
-def _rows(parser: argparse.ArgumentParser, action: argparse.Action, flags: dict) -> list:
+def _rows(parser: argparse.ArgumentParser, action: argparse.Action,
+          flags: dict[str, _FlagCells]) -> list[str]:
     """(option, meaning, default, range) of one action."""
     spelled = _spelling(action)
     if not action.option_strings and action.nargs in ("*", "+"):
@@ -158,7 +164,7 @@ def options_block(parser: argparse.ArgumentParser) -> str:
     return ("\n\n".join(parts) or "No options besides `--help`.") + "\n"
 
 
-def generated_blocks() -> dict:
+def generated_blocks() -> dict[str, str]:
     """Block name ("run options", "advise grid options", ...) -> its text, for
     every command of the CLI (a command that only groups others, `advise`,
     `predict`, has none of its own)."""
@@ -173,7 +179,7 @@ def _section(name: str, body: str) -> str:
             f"<!-- BEGIN generated: {name} -->\n{body}<!-- END generated -->\n")
 
 
-def rewrite(text: str, blocks: dict | None = None) -> str:
+def rewrite(text: str, blocks: dict[str, str] | None = None) -> str:
     """`text` (docs/cli.md) with every generated block replaced by what the
     parser gives now, and a section appended for each command without one.
     A block whose command is gone is left for a person to remove (the
@@ -188,7 +194,7 @@ def rewrite(text: str, blocks: dict | None = None) -> str:
     return out
 
 
-def differences(text: str, blocks: dict | None = None) -> list:
+def differences(text: str, blocks: dict[str, str] | None = None) -> list[str]:
     """One line per generated block of `text` that differs from the parser
     (stale, missing, or of a command that no longer exists)."""
     blocks = generated_blocks() if blocks is None else blocks

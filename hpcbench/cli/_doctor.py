@@ -11,13 +11,21 @@ Only the standard library at the top: `hpcbench --help` imports this module.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
+from types import ModuleType
+from typing import Any
 
-from ._common import SUMMARIES, UsageError
+from ._common import SUMMARIES, Parser, UsageError
 
 _NAME = "hpcbench doctor"
+
+#: One line of the screen: (mark, name, text); mark is ok, FAIL, info or limit.
+Check = tuple[str, str, str]
+#: What each rank tells rank 0: its entry of the context's binding list, and its launcher.
+RankFacts = tuple[dict[str, Any], str]
 
 #: What to install for a shared library the C core or mpi4py could not load.
 _INSTALL = (("hwloc", "hwloc (Debian/Ubuntu: apt-get install libhwloc15; to build: libhwloc-dev)"),
@@ -27,7 +35,7 @@ _INSTALL = (("hwloc", "hwloc (Debian/Ubuntu: apt-get install libhwloc15; to buil
             ("numpy", "NumPy (pip install numpy)"))
 
 
-def add_doctor_parser(sub) -> None:
+def add_doctor_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     sub.add_parser("doctor", help=SUMMARIES["doctor"],
                    description="Check what a run needs here, one line each (ok, FAIL, info, limit); exit 0 when "
                                "nothing FAILs, 1 otherwise. Under mpiexec, rank 0 prints every rank's binding.")
@@ -48,7 +56,7 @@ def missing_library_line(what: str, error: BaseException) -> str:
     return f"{_NAME}: {what} cannot be loaded: {missing}" + (f"; install {advice}" if advice else "")
 
 
-def cmd_doctor(args) -> int:
+def cmd_doctor(args: argparse.Namespace) -> int:
     try:
         from .. import _core
     except (ImportError, OSError) as e:
@@ -76,7 +84,7 @@ def cmd_doctor(args) -> int:
     return int(comm.bcast(status, root=0))
 
 
-def screen(lines: list, ranks: int, hosts: int) -> str:
+def screen(lines: list[Check], ranks: int, hosts: int) -> str:
     """The text doctor prints: a heading, one line per check, and the verdict."""
     from .._version import __version__
     out = [f"hpcbench doctor (hpcbench {__version__}, {ranks} rank{'s' if ranks != 1 else ''} "
@@ -88,7 +96,7 @@ def screen(lines: list, ranks: int, hosts: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def checks(core, comm, everyone: list) -> list:
+def checks(core: ModuleType, comm: Any, everyone: list[RankFacts]) -> list[Check]:
     """Every check as (mark, name, text), in the order doctor prints them."""
     lines = mpi_checks(core)
     lines += binding_checks(everyone)
@@ -118,12 +126,12 @@ def mpi_libraries(path: str) -> list[str]:
     return sorted(set(found))
 
 
-def mpi_checks(core) -> list:
+def mpi_checks(core: ModuleType) -> list[Check]:
     import mpi4py
     from mpi4py import MPI
     build = core.build_info()
     version = MPI.Get_library_version().replace("\x00", "").strip().splitlines()[0]
-    core_libs = mpi_libraries(core.__file__)
+    core_libs = mpi_libraries(core.__file__ or "")     # an extension module always has its file
     mpi4py_libs = mpi_libraries(MPI.__file__)
     sanitized = " (sanitized)" if build.get("sanitized") else ""
     lines = [("info", "core", f"hpcbench._core built with {build.get('compiler', '?')}{sanitized}, links "
@@ -138,7 +146,7 @@ def mpi_checks(core) -> list:
     return lines
 
 
-def binding_checks(everyone: list) -> list:
+def binding_checks(everyone: list[RankFacts]) -> list[Check]:
     """The launcher, then one line per rank: host, PUs, who bound it."""
     from .. import _launch
     launchers = sorted({launcher for _, launcher in everyone})
@@ -158,9 +166,10 @@ def binding_checks(everyone: list) -> list:
     return lines
 
 
-def _ranges(pus: list) -> str:
+def _ranges(pus: list[int]) -> str:
     """0-3,8 for [0, 1, 2, 3, 8]."""
-    out, start = [], None
+    out: list[str] = []
+    start: int | None = None
     for i, p in enumerate(pus):
         if start is None:
             start = p
@@ -172,7 +181,7 @@ def _ranges(pus: list) -> str:
 
 # ------------------------------------------------------------ hwloc, timer, memory, frequency
 
-def hwloc_checks(core) -> list:
+def hwloc_checks(core: ModuleType) -> list[Check]:
     from ..topology import Topology
     build = core.build_info()
     compiled, runtime = build.get("hwloc_api_compiled", "?"), build.get("hwloc_api_runtime", "?")
@@ -200,7 +209,7 @@ def invariant_tsc(cpuinfo: str = "/proc/cpuinfo") -> bool | None:
     return "constant_tsc" in flags and "nonstop_tsc" in flags
 
 
-def timer_checks() -> list:
+def timer_checks() -> list[Check]:
     from .._timer import calibration
     c = calibration()
     text = f"{c.source} at {c.ticks_per_ns:.3f} ticks/ns, overhead {c.overhead_ns:.0f} ns, " \
@@ -242,7 +251,7 @@ def pagemap_readable() -> bool:
     return bool(entry & ((1 << 55) - 1))
 
 
-def memory_checks() -> list:
+def memory_checks() -> list[Check]:
     from .._machine import transparent_huge_pages
     lines = [("info", "huge-pages", f"transparent huge pages: {transparent_huge_pages()}; "
               f"huge pages: {huge_pages()}")]
@@ -254,16 +263,16 @@ def memory_checks() -> list:
     return lines
 
 
-def frequency_checks() -> list:
+def frequency_checks() -> list[Check]:
     from .. import _launch
     return [("info", "cpu-freq", f"governor {_launch.cpu_governor()}, turbo {_launch.turbo_state()}")]
 
 
-def limits(ranks: int, nodes: int) -> list:
+def limits(ranks: int, nodes: int) -> list[Check]:
     """What a run cannot do with this many ranks and nodes: one line per
     benchmark the registry says needs more."""
     from .. import _registry
-    out = []
+    out: list[Check] = []
     for b in _registry.BENCHMARKS:
         if b.min_nodes > nodes:
             out.append(("limit", b.name, f"needs {b.min_nodes} nodes or more (this job has {nodes}): not run here"))

@@ -2,16 +2,22 @@
 launcher (hpcbench.mapping)."""
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .._argtypes import pu_list_arg
+from .._errors import ResultsError
 from .._terminal import shown
 from ..mapping import FORMATS, KINDS
-from ._common import SUMMARIES, UsageError
+from ._common import SUMMARIES, Parser, UsageError
+
+if TYPE_CHECKING:          # for the annotation only
+    from ..mapping import ProcessMapping
 
 
-def add_map_parser(sub) -> None:
+def add_map_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     p = sub.add_parser("map", help=SUMMARIES["map"],
                        description="Choose the cores of N processes with Servet's weighted core selection over the "
                                    "shared caches, memory overhead, communication layers and ratNC of the results, "
@@ -40,7 +46,7 @@ def add_map_parser(sub) -> None:
                    help="the program and its arguments, for the printed command line")
 
 
-def _check_output(path: str, inputs: list, force: bool) -> None:
+def _check_output(path: str, inputs: list[str], force: bool) -> None:
     """-o may name a new file or one `map` wrote (anything else only with
     --force, and never a results file, a link, a device or a FIFO)."""
     from .._files import check_target
@@ -58,7 +64,7 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def _check_hosts(mapping, paths: list) -> None:
+def _check_hosts(mapping: ProcessMapping, paths: list[str]) -> None:
     """Every host of the mapping is a host name a launcher file can carry;
     ValueError naming where in the results a bad one is otherwise."""
     from ..mapping import check_host_name
@@ -69,7 +75,7 @@ def _check_hosts(mapping, paths: list) -> None:
             raise ValueError(f"{e} (in {_where(host, paths)})") from None
 
 
-def _where(host: str, paths: list) -> str:
+def _where(host: str, paths: list[str]) -> str:
     """Where the results files name `host`: a context's hosts or a record's node."""
     from .. import load
     for path in paths:
@@ -83,14 +89,13 @@ def _where(host: str, paths: list) -> str:
     return "the results"
 
 
-def _hosts(text: str) -> list:
+def _hosts(text: str) -> list[str]:
     from ..mapping import check_host_name
     return [check_host_name(h.strip(), "--hosts") for h in text.split(",")]
 
 
-def cmd_map(args) -> int:
+def cmd_map(args: argparse.Namespace) -> int:
     from .._files import write_file
-    from .._results import ResultsError
     from ..mapping import launch, map_processes
     from ..topology import Topology
 

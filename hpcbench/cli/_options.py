@@ -4,15 +4,16 @@ before anything is measured (one line, exit 2)."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .. import _registry
 from .._errors import OptionError
-from .._protocol import Benchmark, Job, check_ranges, flag_dest
+from .._protocol import AnyBenchmark, CliFlag, Job, check_ranges, flag_dest
 from ..topology import Topology
-from ._common import SUMMARIES, UsageError
+from ._common import SUMMARIES, Parser, UsageError
 
 
-def add_run_parser(sub) -> argparse.ArgumentParser:
+def add_run_parser(sub: argparse._SubParsersAction[Parser]) -> Parser:
     run = sub.add_parser("run", help=SUMMARIES["run"],
                          description="Run benchmarks; node-local ones run once per node under mpiexec.")
     run.add_argument("benchmarks", nargs="*", metavar="BENCHMARK", help="names from `hpcbench list`")
@@ -20,7 +21,7 @@ def add_run_parser(sub) -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument("--report", action="store_true",
                      help="at the end, write the HTML report beside the results file (RESULTS.html; see `report`)")
-    seen: set = set()
+    seen: set[type] = set()
     for bench in _registry.BENCHMARKS:
         if bench.options_type not in seen:       # benchmarks that share options share their flags
             seen.add(bench.options_type)
@@ -28,14 +29,15 @@ def add_run_parser(sub) -> argparse.ArgumentParser:
     deprecated = run.add_argument_group("deprecated spellings (still accepted)")
     for alias, targets in aliases().items():
         spec = next(iter(targets.values()))
-        deprecated.add_argument(alias, dest=flag_dest(alias), default=None, type=spec.type, metavar=spec.metavar,
-                                choices=spec.choices, help=f"use {', '.join(targets)}")
+        typed: dict[str, Any] = {"type": spec.type} if spec.type else {}     # argparse's own default otherwise
+        deprecated.add_argument(alias, dest=flag_dest(alias), default=None, metavar=spec.metavar,
+                                choices=spec.choices, help=f"use {', '.join(targets)}", **typed)
     return run
 
 
-def aliases() -> dict:
+def aliases() -> dict[str, dict[str, CliFlag]]:
     """Deprecated flag -> {new flag: CliFlag} over every benchmark that declares it."""
-    out: dict = {}
+    out: dict[str, dict[str, CliFlag]] = {}
     for bench in _registry.BENCHMARKS:
         for spec in bench.flags().values():
             for alias in spec.aliases:
@@ -43,13 +45,13 @@ def aliases() -> dict:
     return out
 
 
-def deprecation_notes(args: argparse.Namespace) -> list:
+def deprecation_notes(args: argparse.Namespace) -> list[str]:
     """One line per deprecated flag the command line used."""
     return [f"hpcbench run: {alias} is deprecated; use {', '.join(targets)}"
             for alias, targets in aliases().items() if getattr(args, flag_dest(alias), None) is not None]
 
 
-def selected(args: argparse.Namespace, job: Job) -> list:
+def selected(args: argparse.Namespace, job: Job) -> list[str]:
     """The benchmark names to run; a usage error for unknown names and for
     benchmarks asked for by name that need more ranks."""
     for name in args.benchmarks:
@@ -62,19 +64,20 @@ def selected(args: argparse.Namespace, job: Job) -> list:
     return list(args.benchmarks) or _registry.default_suite(job.ranks, job.nodes)
 
 
-def checked_options(args: argparse.Namespace, names: list, topology: Topology, job: Job) -> dict:
+def checked_options(args: argparse.Namespace, names: list[str], topology: Topology, job: Job) -> dict[str, Any]:
     """name -> options for every benchmark, checked (machine defaults
     resolved) for those that run and those whose options they use. An
     OptionError becomes one usage line naming the flag."""
     needed = set(names) | {used for name in names for used in _registry.get(name).uses}
-    options = {}
+    options: dict[str, Any] = {}        # each benchmark's own options type, by name
     for bench in _registry.BENCHMARKS:
         opts = bench.options_from_args(args)
         options[bench.name] = _check(bench, opts, topology, job, args, resolve=bench.name in needed)
     return options
 
 
-def _check(bench: Benchmark, options, topology: Topology, job: Job, args: argparse.Namespace, resolve: bool):
+def _check(bench: AnyBenchmark, options: Any, topology: Topology, job: Job, args: argparse.Namespace,
+           resolve: bool) -> Any:
     """Every option's documented range, for every benchmark (a value out of
     range is a mistake even for a benchmark this run skips); the rules that
     depend on the machine and the job only for those that run."""

@@ -2,12 +2,18 @@
 writes beside its results (`run --report`)."""
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from ._common import SUMMARIES, UsageError
+from ._common import SUMMARIES, Parser, UsageError
+
+if TYPE_CHECKING:          # for the annotations only: the report package loads when a report is written
+    from .._results import Results
+    from ..report import Written
 
 
-def add_report_parser(sub) -> None:
+def add_report_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     report = sub.add_parser("report", help=SUMMARIES["report"],
                             description="Write an HTML report: machine context, and per benchmark its figure, what "
                                         "it means, its disagreements and warnings and the table `show` prints. With "
@@ -20,7 +26,7 @@ def add_report_parser(sub) -> None:
                              "a device or a FIFO)")
 
 
-def _said(written) -> str:
+def _said(written: Written) -> str:
     """'3 benchmarks (2 ok, 1 failed); 1 disagreement, 2 warnings' for the command's last line."""
     c = written.counts
     total = c["ok"] + c["failed"] + c["skipped"]
@@ -30,7 +36,7 @@ def _said(written) -> str:
         (f"; {findings}" if findings else "")
 
 
-def cmd_report(args) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
     from ..report import ReportError, write_report
     if len(args.results) > 2:
         raise UsageError(f"hpcbench report: give one results file, or two to compare; got {len(args.results)}")
@@ -61,7 +67,7 @@ def check_run_report(results_path: str) -> str:
     return path
 
 
-def write_run_report(results, results_path: str) -> bool:
+def write_run_report(results: Results, results_path: str) -> bool:
     """At the end of a run (rank 0): the report beside the results. A
     failure is one line on stderr; the results are already saved. Returns
     whether the report was written."""

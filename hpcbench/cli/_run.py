@@ -7,14 +7,22 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
-from .._errors import RunStopped
+from .._errors import OutputError, RunStopped
 from .._nodes import count_nodes
 from .._protocol import Job
 from ._agree import agree, same_command_line
 from ._common import UsageError
 from ._options import checked_options, deprecation_notes, selected
 from ._report import check_run_report, write_run_report
+
+if TYPE_CHECKING:          # for the annotations only: imported by the functions that use them
+    from .._results import Results
+    from ..topology import Topology
+    from ._common import Parser
 
 THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 
@@ -35,14 +43,14 @@ def thread_level() -> str:
     return level
 
 
-def start_mpi() -> tuple:
+def start_mpi() -> tuple[Any, str | None]:
     """Initialise MPI (with HPCBENCH_MPI_THREAD_LEVEL, or single) before
     anything can fail, so that every rank can take part in agreeing on the
     command line, and bind every rank its launcher left unbound to one PU
     (hpcbench._launch.bind_ranks; HPCBENCH_NO_BIND=1 keeps the launcher's
     placement). Every command that starts MPI comes through here: `run`,
     `predict --measure`, `doctor`. Returns (COMM_WORLD, the level's usage
-    error or None)."""
+    error or None); COMM_WORLD as Any: mpi4py is imported here, not at the top."""
     import mpi4py
     try:
         level, problem = thread_level(), None
@@ -57,7 +65,7 @@ def start_mpi() -> tuple:
     return MPI.COMM_WORLD, problem
 
 
-def parse_run(parser, argv: list) -> argparse.Namespace:
+def parse_run(parser: Parser, argv: list[str]) -> argparse.Namespace:
     """`run`'s command line, agreed by every rank (hpcbench.cli._agree)."""
     comm, level_problem = start_mpi()
 
@@ -66,12 +74,12 @@ def parse_run(parser, argv: list) -> argparse.Namespace:
             raise UsageError(level_problem)
         return parser.parse_args(argv)
 
-    args = agree(comm, parsed)
+    args: argparse.Namespace = agree(comm, parsed)
     same_command_line(comm, args, (os.environ.get("HPCBENCH_MPI_THREAD_LEVEL", "single"),))
     return args
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from mpi4py import MPI
 
     from .._results import Results
@@ -112,7 +120,7 @@ def cmd_run(args) -> int:
 
 
 @contextlib.contextmanager
-def stop_on_signals():
+def stop_on_signals() -> Iterator[None]:
     """SIGTERM (scancel, a batch time limit, mpiexec passing it on) and
     SIGHUP stop the run with RunStopped, so that the runner can say what is
     on disk before the process ends; the default handlers come back after.
@@ -120,7 +128,7 @@ def stop_on_signals():
     after the C kernel or MPI call in progress returns."""
     from .._output import stop_or_defer
 
-    def stop(signum, frame):
+    def stop(signum: int, frame: FrameType | None) -> None:
         stop_or_defer(RunStopped(signal.Signals(signum).name))
     wanted = (signal.SIGTERM, signal.SIGHUP)
     try:
@@ -135,11 +143,12 @@ def stop_on_signals():
             signal.signal(s, handler)
 
 
-def _checked(args, topology, job, writes: bool = True) -> tuple:
+def _checked(args: argparse.Namespace, topology: Topology, job: Job,
+             writes: bool = True) -> tuple[list[str], dict[str, Any]]:
     names = selected(args, job)
     options = checked_options(args, names, topology, job)
     if writes:      # here, so that a bad -o is the one line (no deprecation note before it)
-        from .._output import OutputError, check_output_path
+        from .._output import check_output_path
         try:
             check_output_path(args.output)
         except OutputError as e:
@@ -149,7 +158,7 @@ def _checked(args, topology, job, writes: bool = True) -> tuple:
     return names, options
 
 
-def write_degradation(results, output):
+def write_degradation(results: Results, output: str) -> None:
     """Beside the results, the file the C API reads, when a network benchmark finished."""
     from ..network import degradation_path, export_from_results
     if results.network_dist_ratios or results.network_access_ratios:

@@ -2,6 +2,7 @@
 config, advise grid."""
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import sys
@@ -9,10 +10,11 @@ import warnings
 
 from .. import _registry
 from .._argtypes import size_arg
+from .._errors import ResultsError
 from ._common import SUMMARIES, Parser, UsageError
 
 
-def add_tool_parsers(sub):
+def add_tool_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     sub.add_parser("list", help=SUMMARIES["list"], description="List the benchmarks and the default suite.")
     show = sub.add_parser("show", help=SUMMARIES["show"], description="Summarise a results file.")
     show.add_argument("results", metavar="RESULTS.json")
@@ -54,8 +56,8 @@ def add_tool_parsers(sub):
     grid.add_argument("--procs-per-node", type=int, default=1, metavar="N", help="ranks per node (default 1)")
 
 
-def cmd_degr(args) -> int:
-    from .._results import ResultsError, load
+def cmd_degr(args: argparse.Namespace) -> int:
+    from .._results import load
     from ..network import degradation_path, export_from_results
     try:
         results = load(args.results)
@@ -67,7 +69,7 @@ def cmd_degr(args) -> int:
     return 0
 
 
-def cmd_config(args) -> int:
+def cmd_config(args: argparse.Namespace) -> int:
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the hpcbench package
     include, lib = os.path.join(here, "include"), os.path.join(here, "lib")
     if not os.path.isfile(os.path.join(lib, "libhpcbdegr.so")):
@@ -83,13 +85,13 @@ def cmd_config(args) -> int:
     return 0
 
 
-def cmd_advise(args) -> int:
+def cmd_advise(args: argparse.Namespace) -> int:
     from ..network import advise_grid
     if args.topic != "grid":
         raise UsageError("hpcbench advise: choose a topic: grid (see --help)")
     try:
         if args.results:
-            from .._results import ResultsError, load
+            from .._results import load
             try:
                 results = load(args.results)
             except ResultsError as e:
@@ -129,7 +131,7 @@ def cmd_advise(args) -> int:
     return 0
 
 
-def cmd_list(args) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     default = set(_registry.default_suite(ranks=2, nodes=2))
     for b in _registry.BENCHMARKS:
         mark = "*" if b.name in default else " "
@@ -141,8 +143,8 @@ def cmd_list(args) -> int:
     return 0
 
 
-def cmd_show(args) -> int:
-    from .._results import ResultsError, load
+def cmd_show(args: argparse.Namespace) -> int:
+    from .._results import load
     from .._show import summary
 
     try:

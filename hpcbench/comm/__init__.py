@@ -22,7 +22,7 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._kernels import Overheads, allreduce, barrier, bcast, contention, daxpy, exchange, overheads, pingpong
     from ._layerplan import LayerPlan, PairNamer, node_order, pair_name, plan_layers
     from ._layers import DEFAULT_TOLERANCE as LAYER_TOLERANCE
-    from ._layers import LayerSurvey, group_layers, measure_layers, measure_round, survey_layers
+    from ._layers import LayerSettings, LayerSurvey, group_layers, measure_layers, measure_round, survey_layers
     from ._mesh import Mesh, gray, hop_node, make_mesh, mesh_dims
     from ._models import (Linear, bandwidth_thresholds, breakpoints, hockney_fit, hop_fit, predict, refinement_sizes,
                           regional_fit, vector_rate)
@@ -36,7 +36,8 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._benchmark import BENCHMARK
 
 __all__ = ["BENCHMARK", "CONTENTION_SIZES", "CommBenchmark", "CommDerived", "CommError", "CommOptions",
-           "CommParameters", "CommRaw", "CommRecord", "ContentionRanks", "LAYER_TOLERANCE", "LayerPlan", "LayerSurvey",
+           "CommParameters", "CommRaw", "CommRecord", "ContentionRanks", "LAYER_TOLERANCE", "LayerPlan",
+           "LayerSettings", "LayerSurvey",
            "Linear", "Mesh", "Overheads", "OverlapGrid", "PairNamer", "Scaling", "SizeSweep", "SweepFit",
            "SweepSummary", "allreduce", "bandwidth_thresholds", "barrier", "bcast", "breakpoints",
            "choose_contention_ranks", "comm_figure", "contention", "contention_study", "crowding", "daxpy", "exchange",
@@ -60,6 +61,7 @@ _EXPORTS = {
     'ContentionRanks': '._contention',
     'LAYER_TOLERANCE': '._layers:DEFAULT_TOLERANCE',
     'LayerPlan': '._layerplan',
+    'LayerSettings': '._layers',
     'LayerSurvey': '._layers',
     'Linear': '._models',
     'Mesh': '._mesh',

@@ -10,6 +10,9 @@ measurements are broadcast, so every rank computes the same derived values.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from .._errors import OptionError, Skipped
@@ -21,18 +24,20 @@ from .._record import to_plain
 from ..topology import Topology
 from . import _kernels as kernels
 from ._contention import contention_study
-from ._layers import gather_placement, survey_layers
+from ._kernels import BarrierTimes, DaxpyRate
+from ._layers import LayerSettings, LayerSurvey, gather_placement, survey_layers
 from ._mesh import hop_node, make_mesh, max_hops
 from ._models import bandwidth_thresholds, hockney_fit, hop_fit, refinement_sizes, regional_fit, vector_rate
 from ._options import CommOptions
 from ._overlap import OverlapGrid, overlap
 from ._plot import comm_figure
+from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionRecord, DaxpyFit,
+                       HopPoint, HopsRecord, LayerPlanRecord, LayerSamples, MeshRecord, OverlapRecord, PairLatency,
+                       Placement, ScalingRecord, SweepFit, SweepSamples)
 from ._report import comm_disagreements, comm_headlines, comm_meaning
-from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord,
-                       DaxpyFit, HopPoint, HopsRecord, LayerSamples, MeshRecord, OverlapRecord, PairLatency, SweepFit)
 from ._scaling import measure_scaling, scaling_record
 from ._summary import comm_summary
-from ._sweep import message_sizes, ns_samples
+from ._sweep import SizeSweep, message_sizes, ns_samples
 from ._tidy import comm_rows
 
 UNITS = {"sizes": "bytes", "samples": "ns (rounded to 0.1 ns)", "median": "s", "minimum": "s", "p10": "s",
@@ -72,7 +77,7 @@ def _daxpy_fit(daxpy, topology: Topology) -> DaxpyFit:
                     fit=rate.fit.to_record(), outliers=find_outliers(daxpy.samples))
 
 
-def _hops(comm, common: dict) -> tuple:
+def _hops(comm, rse: float, cap_s: float) -> tuple:
     """Echo from rank 0 to the rank n hops away in a hypercube numbering."""
     size = comm.Get_size()
     points: list = []
@@ -81,7 +86,7 @@ def _hops(comm, common: dict) -> tuple:
         peer = hop_node(0, n, size)
         if peer is None:          # n hops away lies outside the job
             break
-        sweep = kernels.pingpong(comm, HOP_SIZES, peer=peer, test_rank=0, **common)
+        sweep = kernels.pingpong(comm, HOP_SIZES, peer=peer, test_rank=0, rse=rse, cap_s=cap_s)
         raw.append({"hops": n, "peer": peer, **to_plain(sweep.to_samples())})
         points.extend(HopPoint(size=int(s), hops=n, median=float(t)) for s, t in zip(sweep.sizes, sweep.median))
     derived = HopsRecord(points=points)
@@ -128,7 +133,154 @@ def _outlier_warnings(fits: dict, bar, daxpy: DaxpyFit, overlap: OverlapRecord, 
     return [w for name, report in reports if report and (w := report.warning(f"comm {name}"))]
 
 
-class CommBenchmark(Benchmark):
+@dataclass
+class _Sweeps:
+    """The size sweeps of echo (refined around protocol changes), exchange,
+    broadcast and global sum: the echo sweep itself (the layers reuse it),
+    each kernel's fits and raw samples by name."""
+
+    echo: SizeSweep
+    fits: dict[str, SweepFit]
+    samples: dict[str, SweepSamples]
+
+
+@dataclass
+class _ManyRanks:
+    """What needs 4 ranks or more (None below that, with a note saying so):
+    collectives against the number of processes, echo with contention,
+    echo over hops; each as (raw samples, derived record)."""
+
+    raw_scaling: dict | None = None
+    scaling: ScalingRecord | None = None
+    raw_contention: dict | None = None
+    contention: ContentionRecord | None = None
+    raw_hops: list | None = None
+    hops: HopsRecord | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Measured:
+    """Everything run measured, in the order it measured it."""
+
+    probe: int                   #: bytes, the layers' probe size
+    placement: list[Placement]
+    sweeps: _Sweeps
+    bar: BarrierTimes
+    daxpy: DaxpyRate
+    grid: OverlapGrid
+    many: _ManyRanks
+    survey: LayerSurvey
+
+
+def _measure_sweeps(comm, sizes: np.ndarray, o: CommOptions, say: Callable[[str], None]) -> _Sweeps:
+    """Echo over all sizes, then extra sizes around each protocol change the
+    regional fit finds; exchange, broadcast and global sum."""
+    echo = kernels.pingpong(comm, sizes, rse=o.rse, cap_s=o.cap_s)
+    extra = refinement_sizes(echo.sizes, regional_fit(echo.sizes, np.maximum(echo.median, 1e-12)))
+    if extra.size:
+        echo = echo.merged(kernels.pingpong(comm, extra, rse=o.rse, cap_s=o.cap_s))
+    sweeps = _Sweeps(echo, {"echo": sweep_fit(echo)}, {"echo": echo.to_samples()})
+    sweeps.fits["echo"].refined_sizes = extra.tolist()
+    say(f"comm: echo over {echo.sizes.size} sizes ({extra.size} added around protocol changes)")
+    lengths = np.unique(sizes // 8)
+    for name, measure in (("exchange", lambda: kernels.exchange(comm, sizes, rse=o.rse, cap_s=o.cap_s)),
+                          ("broadcast", lambda: kernels.bcast(comm, sizes, rse=o.rse, cap_s=o.cap_s)),
+                          ("global_sum", lambda: kernels.allreduce(comm, lengths, rse=o.rse, cap_s=o.cap_s))):
+        sweep = measure()
+        sweeps.samples[name], sweeps.fits[name] = sweep.to_samples(), sweep_fit(sweep)
+        say(f"comm: {name} done")
+    return sweeps
+
+
+def _measure_many_ranks(comm, o: CommOptions, placement: list[Placement], sizes: np.ndarray, echo: SweepFit,
+                        say: Callable[[str], None]) -> _ManyRanks:
+    """The parts that need 4 ranks or more; a note for each one skipped."""
+    many = _ManyRanks()
+    if comm.Get_size() < 4:
+        many.notes = ["collectives against the number of processes need 4 ranks or more; skipped",
+                      "echo with contention and echo over hops need 4 ranks or more; skipped"]
+        return many
+    many.raw_scaling, many.scaling = scaling_record(measure_scaling(comm, rse=o.rse, cap_s=o.cap_s, progress=say))
+    known = {(0, 1): [echo.n_half, echo.n_90]} if echo.n_half and echo.n_90 else {}
+    many.raw_contention, many.contention = contention_study(comm, placement, sizes.tolist(), known, o.cap_s,
+                                                            progress=say)
+    many.raw_hops, many.hops = _hops(comm, o.rse, o.cap_s)
+    say("comm: contention and hops done")
+    return many
+
+
+def _measure(comm, o: CommOptions, topology: Topology, say: Callable[[str], None]) -> _Measured:
+    """Every part of the benchmark, in its collective order (module doc)."""
+    probe = _probe_size(topology) if o.probe_size is None else o.probe_size
+    sizes = message_sizes(o.max_size)
+    placement = gather_placement(comm)
+    sweeps = _measure_sweeps(comm, sizes, o, say)
+    bar = kernels.barrier(comm)
+    daxpy = comm.bcast(kernels.daxpy() if comm.Get_rank() == 0 else None, root=0)
+    # A cell of the overlap grid (all four modes) gets the cap of a size.
+    grid = overlap(comm, rse=o.rse, cap_s=o.cap_s)
+    say(f"comm: daxpy and overlap done ({len(grid.flags)} overlap cell(s) flagged after "
+        f"{len(grid.repeated)} repeated)")
+    many = _measure_many_ranks(comm, o, placement, sizes, sweeps.fits["echo"], say)
+    settings = LayerSettings(tolerance=o.layer_tolerance, mode=o.pairs, sample=o.sample)
+    survey = survey_layers(comm, topology, probe, sizes, settings, known={(0, 1): sweeps.echo}, progress=say)
+    return _Measured(probe, placement, sweeps, bar, daxpy, grid, many, survey)
+
+
+def _parameters(o: CommOptions, ranks: int, probe: int) -> CommParameters:
+    return CommParameters(ranks=ranks, max_size=o.max_size, rse_target=o.rse, cap_s=o.cap_s, probe_size=probe,
+                          layer_tolerance=o.layer_tolerance,
+                          collectives=kernels.COLLECTIVE_NOTE + "; the time of an iteration is the slowest rank's",
+                          echo="one-way time = round trip / 2 on the test rank (CoMet)", test_pair=[0, 1],
+                          layer_pairs=o.pairs, layer_sample=o.sample if o.pairs == "auto" else None)
+
+
+def _raw(m: _Measured) -> CommRaw:
+    samples, survey = m.sweeps.samples, m.survey
+    return CommRaw(echo=samples["echo"], exchange=samples["exchange"], broadcast=samples["broadcast"],
+                   global_sum=samples["global_sum"],
+                   barrier={"samples": ns_samples([m.bar.samples])[0], "per_rank": ns_samples(m.bar.per_rank)},
+                   daxpy={"lengths": m.daxpy.lengths, "samples": ns_samples(m.daxpy.samples)},
+                   overlap=_overlap_raw(m.grid), contention=m.many.raw_contention, hops=m.many.raw_hops,
+                   layers=LayerSamples(probe_size=m.probe,
+                                       latencies=[PairLatency(pair=list(p), latency=t)
+                                                  for p, t in survey.latencies.items()],
+                                       sweeps=[layer.sweep.to_samples() for layer in survey.layers if layer.sweep]),
+                   scaling=m.many.raw_scaling)
+
+
+def _derived(m: _Measured, ranks: int, daxpy: DaxpyFit, overlap_record: OverlapRecord,
+             plan: LayerPlanRecord) -> CommDerived:
+    fits, bar, mesh = m.sweeps.fits, m.bar, make_mesh(ranks)
+    return CommDerived(echo=fits["echo"], exchange=fits["exchange"], broadcast=fits["broadcast"],
+                       global_sum=fits["global_sum"],
+                       barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,
+                                            p90=float(np.percentile(bar.samples, 90)),
+                                            outliers=find_outliers([bar.samples])),
+                       daxpy=daxpy, overlap=overlap_record, contention=m.many.contention, hops=m.many.hops,
+                       layers=[layer.to_record() for layer in m.survey.layers], placement=m.placement,
+                       mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
+                                       neighbours=[mesh.neighbours(r) for r in range(ranks)]),
+                       layer_plan=plan, scaling=m.many.scaling)
+
+
+def _comm_record(name: str, o: CommOptions, ranks: int, m: _Measured, topology: Topology) -> CommRecord:
+    daxpy_fit = _daxpy_fit(m.daxpy, topology)
+    overlap_record = _overlap_record(m.grid)
+    plan = m.survey.plan_record()
+    derived = _derived(m, ranks, daxpy_fit, overlap_record, plan)
+    notes = list(m.many.notes)
+    if plan.failed_checks:
+        notes.append(f"comm layers: {len(plan.failed_checks)} of {len(plan.checks)} checked pair(s) fell outside "
+                     f"their class's layer (see show); their own latencies are kept")
+    warnings = (notes + _outlier_warnings(m.sweeps.fits, m.bar, daxpy_fit, overlap_record, m.survey.layers)
+                + _flag_warnings(overlap_record))
+    return CommRecord(name=name, parameters=_parameters(o, ranks, m.probe), raw=_raw(m), derived=derived,
+                      units=UNITS, warnings=warnings)
+
+
+class CommBenchmark(Benchmark[CommOptions, CommRecord]):
     """CoMet's message-passing kernels, Servet's communication layers, fitted models
 
     Every rank takes part: echo, exchange, broadcast, global sum, barrier,
@@ -154,100 +306,11 @@ class CommBenchmark(Benchmark):
         return options
 
     def run(self, ctx: Context) -> CommRecord:
-        comm, o = ctx.comm, ctx.options
-        size = comm.Get_size()
-        if size < 2:
+        comm = ctx.comm
+        if comm.Get_size() < 2:
             raise Skipped("the communication benchmark needs at least 2 MPI ranks (mpiexec -n 2 or more)")
-        probe = _probe_size(ctx.topology) if o.probe_size is None else o.probe_size
-        sizes = message_sizes(o.max_size)
-        common = dict(rse=o.rse, cap_s=o.cap_s)
-        say = ctx.progress
-        placement = gather_placement(comm)
-
-        echo = kernels.pingpong(comm, sizes, **common)
-        extra = refinement_sizes(echo.sizes, regional_fit(echo.sizes, np.maximum(echo.median, 1e-12)))
-        if extra.size:
-            echo = echo.merged(kernels.pingpong(comm, extra, **common))
-        fits = {"echo": sweep_fit(echo)}
-        fits["echo"].refined_sizes = extra.tolist()
-        samples = {"echo": echo.to_samples()}
-        say(f"comm: echo over {echo.sizes.size} sizes ({extra.size} added around protocol changes)")
-
-        lengths = np.unique(sizes // 8)
-        for name, measure in (("exchange", lambda: kernels.exchange(comm, sizes, **common)),
-                              ("broadcast", lambda: kernels.bcast(comm, sizes, **common)),
-                              ("global_sum", lambda: kernels.allreduce(comm, lengths, **common))):
-            sweep = measure()
-            samples[name], fits[name] = sweep.to_samples(), sweep_fit(sweep)
-            say(f"comm: {name} done")
-        bar = kernels.barrier(comm)
-
-        daxpy = kernels.daxpy() if comm.Get_rank() == 0 else None
-        daxpy = comm.bcast(daxpy, root=0)
-        # A cell of the overlap grid (all four modes) gets the cap of a size.
-        grid = overlap(comm, rse=o.rse, cap_s=o.cap_s)
-        say(f"comm: daxpy and overlap done ({len(grid.flags)} overlap cell(s) flagged after "
-            f"{len(grid.repeated)} repeated)")
-
-        notes = []
-        scaling = raw_scaling = None
-        if size >= 4:
-            measured = measure_scaling(comm, rse=o.rse, cap_s=o.cap_s, progress=say)
-            raw_scaling, scaling = scaling_record(measured)
-        else:
-            notes.append("collectives against the number of processes need 4 ranks or more; skipped")
-        contention = hops = raw_contention = raw_hops = None
-        if size >= 4:
-            e = fits["echo"]
-            known = {(0, 1): [e.n_half, e.n_90]} if e.n_half and e.n_90 else {}
-            raw_contention, contention = contention_study(comm, placement, sizes.tolist(), known, o.cap_s, progress=say)
-            raw_hops, hops = _hops(comm, common)
-            say("comm: contention and hops done")
-        else:
-            notes.append("echo with contention and echo over hops need 4 ranks or more; skipped")
-
-        survey = survey_layers(comm, ctx.topology, probe, sizes, o.layer_tolerance, mode=o.pairs, sample=o.sample,
-                               known={(0, 1): echo}, progress=say)
-        layers = survey.layers
-        mesh = make_mesh(size)
-        daxpy_fit = _daxpy_fit(daxpy, ctx.topology)
-        overlap_record = _overlap_record(grid)
-        plan = survey.plan_record()
-        if plan.failed_checks:
-            notes.append(f"comm layers: {len(plan.failed_checks)} of {len(plan.checks)} checked pair(s) fell outside "
-                         f"their class's layer (see show); their own latencies are kept")
-        return CommRecord(
-            name=self.name,
-            parameters=CommParameters(ranks=size, max_size=o.max_size, rse_target=o.rse, cap_s=o.cap_s,
-                                      probe_size=probe, layer_tolerance=o.layer_tolerance,
-                                      collectives=kernels.COLLECTIVE_NOTE + "; the time of an iteration is the "
-                                                                            "slowest rank's",
-                                      echo="one-way time = round trip / 2 on the test rank (CoMet)", test_pair=[0, 1],
-                                      layer_pairs=o.pairs, layer_sample=o.sample if o.pairs == "auto" else None),
-            raw=CommRaw(echo=samples["echo"], exchange=samples["exchange"], broadcast=samples["broadcast"],
-                        global_sum=samples["global_sum"],
-                        barrier={"samples": ns_samples([bar.samples])[0], "per_rank": ns_samples(bar.per_rank)},
-                        daxpy={"lengths": daxpy.lengths, "samples": ns_samples(daxpy.samples)},
-                        overlap=_overlap_raw(grid),
-                        contention=raw_contention, hops=raw_hops,
-                        layers=LayerSamples(probe_size=probe,
-                                            latencies=[PairLatency(pair=list(p), latency=t)
-                                                       for p, t in survey.latencies.items()],
-                                            sweeps=[layer.sweep.to_samples() for layer in layers if layer.sweep]),
-                        scaling=raw_scaling),
-            derived=CommDerived(echo=fits["echo"], exchange=fits["exchange"], broadcast=fits["broadcast"],
-                                global_sum=fits["global_sum"],
-                                barrier=BarrierStats(minimum=bar.minimum, median=bar.typical,
-                                                     p90=float(np.percentile(bar.samples, 90)),
-                                                     outliers=find_outliers([bar.samples])),
-                                daxpy=daxpy_fit, overlap=overlap_record,
-                                contention=contention, hops=hops, layers=[layer.to_record() for layer in layers],
-                                placement=placement,
-                                mesh=MeshRecord(rows=mesh.rows, cols=mesh.cols, layout=mesh.layout,
-                                                neighbours=[mesh.neighbours(r) for r in range(size)]),
-                                layer_plan=plan, scaling=scaling),
-            units=UNITS, warnings=notes + _outlier_warnings(fits, bar, daxpy_fit, overlap_record, layers)
-            + _flag_warnings(overlap_record))
+        measured = _measure(comm, ctx.options, ctx.topology, ctx.progress)
+        return _comm_record(self.name, ctx.options, comm.Get_size(), measured, ctx.topology)
 
     def summary(self, record: CommRecord) -> list:
         return comm_summary(record)

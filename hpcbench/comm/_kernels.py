@@ -15,7 +15,7 @@ every timed loop. Times are seconds, sizes bytes.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .._adaptive import DEFAULT_RSE, run_adaptive
+from .._adaptive import DEFAULT_RSE, StopRule, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
 from .._timer import ticks_per_second
 from ._records import OverheadRecord
@@ -45,22 +45,33 @@ def _pair(comm, test_rank, peer):
         raise ValueError(f"peer and test_rank must differ, both are {peer}")
 
 
-def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, halve):
+@dataclass(frozen=True)
+class _PairKernel:
+    """A point-to-point kernel as _p2p_sweep runs it: its name in the
+    record, the C function, what a sample is (the record's statistic), and
+    whether a sample is halved (a round trip timed, one way reported)."""
+
+    name: str
+    fn: Callable[..., np.ndarray]
+    statistic: str
+    halve: bool
+
+
+def _p2p_sweep(comm, kernel: _PairKernel, sizes, test_rank: int, peer: int, stop: StopRule) -> SizeSweep:
     sizes = check_sizes(message_sizes() if sizes is None else sizes)
     if comm.Get_size() > 2:
         # The pair on a communicator of its own; the other ranks sleep instead
         # of spinning in MPI while it measures (_subset.py).
-        return on_ranks(comm, [test_rank, peer], lambda sub: _p2p_sweep(sub, kernel, fn, sizes, 0, 1, rse, cap_s,
-                                                                         statistic, halve), root=test_rank)
+        return on_ranks(comm, [test_rank, peer], lambda sub: _p2p_sweep(sub, kernel, sizes, 0, 1, stop),
+                        root=test_rank)
     rank = comm.Get_rank()
     partner = peer if rank == test_rank else test_rank if rank == peer else _NONE
     samples, warmups, rses, inners, per_rank = [], [], [], [], []
     for size in sizes:
         def call(warmup, iterations, inner, size=int(size)):
-            return fn(comm, partner, rank == test_rank, size, warmup, iterations, inner)
-        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, rse=rse, cap_s=cap_s, grouped=True,
-                                              batches=BATCHES)
-        samples.append(seconds / 2 if halve else seconds)
+            return kernel.fn(comm, partner, rank == test_rank, size, warmup, iterations, inner)
+        seconds, plan, reached = run_adaptive(comm, call, decider=test_rank, stop=stop, grouped=True)
+        samples.append(seconds / 2 if kernel.halve else seconds)
         warmups.append(plan.warmup)
         rses.append(reached)
         inners.append(plan.inner)
@@ -68,9 +79,9 @@ def _p2p_sweep(comm, kernel, fn, sizes, test_rank, peer, rse, cap_s, statistic, 
         peer_seconds = comm.bcast(seconds if rank == peer else None, root=peer)
         if rank == test_rank:
             both = np.vstack([seconds, peer_seconds])
-            per_rank.append(both / 2 if halve else both)
-    result = SizeSweep(kernel, sizes, samples, statistic + "; each sample is the mean of `inner` iterations; "
-                       "per_rank rows are the test rank's and the peer's own timings",
+            per_rank.append(both / 2 if kernel.halve else both)
+    result = SizeSweep(kernel.name, sizes, samples, kernel.statistic + "; each sample is the mean of `inner` "
+                       "iterations; per_rank rows are the test rank's and the peer's own timings",
                        per_rank=per_rank, warmup=warmups, rse=rses, inner=inners) if rank == test_rank else None
     return comm.bcast(result, root=test_rank)
 
@@ -80,8 +91,9 @@ def pingpong(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int 
     """CoMet's echo between test_rank and peer: one-way time (round trip / 2)
     per message size (default 0 B and 1 B .. 4 MiB in powers of two)."""
     _pair(comm, test_rank, peer)
-    return _p2p_sweep(comm, "echo", _core.echo, sizes, test_rank, peer, rse, cap_s,
-                      f"one-way time (round trip / 2) measured on rank {test_rank}, peer {peer}", True)
+    echo = _PairKernel("echo", _core.echo, f"one-way time (round trip / 2) measured on rank {test_rank}, "
+                       f"peer {peer}", halve=True)
+    return _p2p_sweep(comm, echo, sizes, test_rank, peer, StopRule(rse=rse, cap_s=cap_s, batches=BATCHES))
 
 
 def exchange(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int = 1, test_rank: int = 0,
@@ -89,8 +101,9 @@ def exchange(comm: MPI.Intracomm, sizes: npt.ArrayLike | None = None, peer: int 
     """CoMet's pairwise exchange: both ranks send at once; time of one
     exchange on test_rank."""
     _pair(comm, test_rank, peer)
-    return _p2p_sweep(comm, "exchange", _core.exchange, sizes, test_rank, peer, rse, cap_s,
-                      f"exchange time measured on rank {test_rank}, peer {peer}", False)
+    kernel = _PairKernel("exchange", _core.exchange, f"exchange time measured on rank {test_rank}, peer {peer}",
+                         halve=False)
+    return _p2p_sweep(comm, kernel, sizes, test_rank, peer, StopRule(rse=rse, cap_s=cap_s, batches=BATCHES))
 
 
 @dataclass(frozen=True)
@@ -161,8 +174,8 @@ def overheads(comm: MPI.Intracomm, sizes: npt.ArrayLike, one_way: npt.ArrayLike,
 def _collective_sweep(comm, kernel, call_for, sizes, rse, cap_s, statistic):
     samples, per_rank, warmups, rses = [], [], [], []
     for size in sizes:
-        seconds, plan, reached = run_adaptive(comm, call_for(int(size)), decider=0, combine="max", rse=rse,
-                                              cap_s=cap_s, batches=BATCHES)
+        seconds, plan, reached = run_adaptive(comm, call_for(int(size)), decider=0, combine="max",
+                                              stop=StopRule(rse=rse, cap_s=cap_s, batches=BATCHES))
         everyone = comm.gather(seconds, root=0)
         if comm.Get_rank() == 0:
             table = np.vstack(everyone)
@@ -256,7 +269,7 @@ def daxpy(lengths: npt.ArrayLike | None = None, rse: float = DEFAULT_RSE, cap_s:
     samples = []
     for n in lengths:
         seconds, _, _ = run_adaptive(MPI.COMM_SELF, lambda w, k, n=int(n): _core.daxpy_times(n, w, k),
-                                     rse=rse, cap_s=cap_s, batches=BATCHES)
+                                     stop=StopRule(rse=rse, cap_s=cap_s, batches=BATCHES))
         samples.append(seconds)
     return DaxpyRate(lengths, samples)
 

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .._adaptive import run_adaptive
+from .._adaptive import StopRule, run_adaptive
 from .._collective import collectively
 from .._grouping import split_at_gaps
 from .._nodes import node_membership
@@ -159,7 +159,7 @@ def measure_round(comm: MPI.Intracomm, pairs: Sequence[tuple], size: int, cap_s:
     def one(sub: MPI.Intracomm, partner: int, initiator: bool) -> float | None:
         def call(warmup: int, iterations: int, inner: int) -> np.ndarray:
             return _core.echo(sub, partner, initiator, size, warmup, iterations, inner)
-        seconds, _, _ = run_adaptive(sub, call, decider=0, cap_s=cap_s, grouped=True, batches=BATCHES)
+        seconds, _, _ = run_adaptive(sub, call, decider=0, stop=StopRule(cap_s=cap_s, batches=BATCHES), grouped=True)
         return float(np.median(seconds)) / 2 if initiator else None
 
     return dict(zip(pairs, _on_pairs(comm, pairs, one)))
@@ -214,52 +214,83 @@ def _checks(plan: LayerPlan, latencies: dict, layers: list) -> list:
     return out
 
 
+@dataclass(frozen=True)
+class LayerSettings:
+    """How survey_layers measures: `tolerance`, the relative latency gap
+    that separates two layers; `cap_s`, seconds per pair latency and per
+    size of a layer's sweep; `mode`, `auto` (one pair per class of relation,
+    plus `sample` random pairs that check the classes) or `all` (every
+    pair, Servet's way)."""
+
+    tolerance: float = DEFAULT_TOLERANCE
+    cap_s: float = 0.05
+    mode: str = "auto"
+    sample: int = DEFAULT_SAMPLE
+
+
+def _pair_latencies(comm: MPI.Intracomm, plan: LayerPlan, probe_size: int, cap_s: float) -> dict:
+    """One-way seconds at probe_size of every pair the plan's rounds name."""
+    latencies: dict = {}
+    for pairs in plan.rounds:
+        latencies.update(measure_round(comm, pairs, probe_size, cap_s))
+    return latencies
+
+
+def _measure_layer(comm: MPI.Intracomm, layer: Layer, latencies: dict, probe_size: int,
+                   sweep: Callable[[int, int], SizeSweep]) -> None:
+    """Fills in a layer: the sweep of its representative pair (`sweep(a,
+    b)`), its regions and overheads, its mean latency and its scalability
+    (1, 2, 4 ... disjoint pairs at once against one pair alone)."""
+    a, b = layer.representative
+    layer.sweep = sweep(a, b)
+    layer.regions = regional_fit(layer.sweep.sizes, np.maximum(layer.sweep.median, 1e-12))
+    at = overhead_sizes(int(layer.sweep.sizes[-1]))
+    layer.overheads = overheads(comm, at, np.interp(at, layer.sweep.sizes, layer.sweep.median), peer=b, test_rank=a)
+    layer.latency = float(np.mean([latencies[p] for p in layer.pairs if p in latencies]))
+    alone = None
+    chosen = disjoint_pairs(layer.pairs)
+    for k in scalability_counts(len(chosen)):
+        t = measure_concurrent(comm, chosen[:k], probe_size)
+        alone = t if alone is None else alone
+        layer.scalability.append(LayerScalability(pairs=k, latency=t, slowdown=t / alone))
+
+
 def survey_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, sizes: npt.ArrayLike,
-                  tolerance: float = DEFAULT_TOLERANCE, cap_s: float = 0.05, mode: str = "auto",
-                  sample: int = DEFAULT_SAMPLE, known: dict | None = None,
+                  settings: LayerSettings | None = None, known: dict | None = None,
                   progress: Callable[[str], None] | None = None) -> LayerSurvey:
     """Servet's layers (module doc): latencies at probe_size of the pairs the
     plan names (_layerplan.py), layers, a sweep over `sizes` per layer (taken
     from `known`, {pair: SizeSweep}, where the layer's representative has
-    one) and each layer's scalability. cap_s: seconds per pair latency and
-    per size of a layer's sweep. Collective; the same survey on every rank."""
+    one) and each layer's scalability; `settings` (LayerSettings) says how.
+    Collective; the same survey on every rank."""
+    settings = settings or LayerSettings()
+    say = progress or (lambda message: None)
     placement = gather_placement(comm)
-    plan = plan_layers(placement, topology, mode, sample)
-    latencies: dict = {}
-    for pairs in plan.rounds:
-        latencies.update(measure_round(comm, pairs, probe_size, cap_s))
-    if progress:
-        progress(f"comm: latency of {len(latencies)} of {plan.all_pairs} pairs measured ({mode}, "
-                 f"{len(plan.rounds)} rounds)")
+    plan = plan_layers(placement, topology, settings.mode, settings.sample)
+    latencies = _pair_latencies(comm, plan, probe_size, settings.cap_s)
+    say(f"comm: latency of {len(latencies)} of {plan.all_pairs} pairs measured ({settings.mode}, "
+        f"{len(plan.rounds)} rounds)")
     name = PairNamer(topology)
     by_rank = {p.rank: p for p in placement}
     names = {pair: name(by_rank[pair[0]], by_rank[pair[1]]) for pair in plan.class_of}
     known = dict(known or {})
-    layers = _group(plan, latencies, names, tolerance, list(known))
+    layers = _group(plan, latencies, names, settings.tolerance, list(known))
+
+    def sweep(a: int, b: int) -> SizeSweep:
+        return known.get((a, b)) or pingpong(comm, sizes, peer=b, test_rank=a, cap_s=settings.cap_s)
+
     for layer in layers:
-        a, b = layer.representative
-        layer.sweep = known.get((a, b)) or pingpong(comm, sizes, peer=b, test_rank=a, cap_s=cap_s)
-        layer.regions = regional_fit(layer.sweep.sizes, np.maximum(layer.sweep.median, 1e-12))
-        at = overhead_sizes(int(layer.sweep.sizes[-1]))
-        layer.overheads = overheads(comm, at, np.interp(at, layer.sweep.sizes, layer.sweep.median), peer=b,
-                                    test_rank=a)
-        layer.latency = float(np.mean([latencies[p] for p in layer.pairs if p in latencies]))
-        alone = None
-        chosen = disjoint_pairs(layer.pairs)
-        for k in scalability_counts(len(chosen)):
-            t = measure_concurrent(comm, chosen[:k], probe_size)
-            alone = t if alone is None else alone
-            layer.scalability.append(LayerScalability(pairs=k, latency=t, slowdown=t / alone))
-        if progress:
-            progress(f"comm: layer '{layer.name}' ({len(layer.pairs)} pairs) measured")
+        _measure_layer(comm, layer, latencies, probe_size, sweep)
+        say(f"comm: layer '{layer.name}' ({len(layer.pairs)} pairs) measured")
     return LayerSurvey(placement, plan, latencies, layers, _checks(plan, latencies, layers))
 
 
 def measure_layers(comm: MPI.Intracomm, topology: Topology, probe_size: int, sizes: npt.ArrayLike,
-                   tolerance: float = DEFAULT_TOLERANCE, cap_s: float = 0.05,
-                   progress: Callable[[str], None] | None = None, mode: str = "all",
-                   sample: int = DEFAULT_SAMPLE) -> tuple[list, dict, list[Layer]]:
+                   settings: LayerSettings | None = None,
+                   progress: Callable[[str], None] | None = None) -> tuple[list, dict, list[Layer]]:
     """survey_layers, returned as (placement, measured latencies, layers);
-    mode `all` (every pair measured, Servet's way) unless told `auto`."""
-    survey = survey_layers(comm, topology, probe_size, sizes, tolerance, cap_s, mode, sample, progress=progress)
+    mode `all` (every pair measured, Servet's way) unless `settings` say
+    otherwise."""
+    survey = survey_layers(comm, topology, probe_size, sizes, settings or LayerSettings(mode="all"),
+                           progress=progress)
     return survey.placement, survey.latencies, survey.layers

@@ -20,7 +20,7 @@ from ._result import PerNodeAdvice
 TOLERANCE = 0.05
 
 
-def advise_per_node(rat_nc: dict, nprocs: int) -> PerNodeAdvice | None:
+def advise_per_node(rat_nc: dict[int, float], nprocs: int) -> PerNodeAdvice | None:
     """The processes per node to use for a network-bound code, from ratNC
     ({k: ratio}); None when fewer than two k were measured."""
     if len(rat_nc) < 2:

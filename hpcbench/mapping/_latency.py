@@ -27,12 +27,20 @@ inter-node ones) and closer in the tree, cheaper.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..comm import LAYER_TOLERANCE
-from ._tree import NodeTree
+from ._tree import NodeTree, Partition
+
+if TYPE_CHECKING:
+    from .._record import Record
+
+#: Two PUs (OS indexes) or two ranks, the lower first.
+Pair = tuple[int, int]
 
 
 @dataclass
@@ -40,9 +48,10 @@ class NodeLatency:
     """Latencies from any PU of one node to the others (index order of the
     tree), and where they came from."""
     tree: NodeTree
-    levels: list                    #: Partitions of the classes, closest first
+    levels: list[Partition]         #: the classes, closest first
     class_latency: np.ndarray       #: per class (len(levels) + 1: the last is "same node only")
-    pairs: dict = field(default_factory=dict)    #: position -> (positions, latencies) measured
+    #: position -> (positions, latencies) measured
+    pairs: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     source: str = "hwloc"           #: "measured" or "hwloc"
     detail: str = ""
 
@@ -56,7 +65,7 @@ class NodeLatency:
 
     def row(self, i: int) -> np.ndarray:
         """Latency from PU position i to every PU of the node."""
-        row = self.class_latency[self.classes(i)]
+        row: np.ndarray = self.class_latency[self.classes(i)]     # fancy indexing: a copy
         if i in self.pairs:
             js, values = self.pairs[i]
             row[js] = values
@@ -73,39 +82,45 @@ class CommLatencies:
     """What a comm record says: core-to-core latencies within a node
     ({host: {(pu, pu): seconds}}), the latency between nodes (seconds; None
     if no pair of ranks was on two nodes), and what could not be used."""
-    intra: dict
+    intra: dict[str, dict[Pair, float]]
     between: float | None
     tolerance: float
     unbound_pairs: int = 0
 
 
-def comm_latencies(record) -> CommLatencies:
-    """The latencies of a comm record, each pair at its layer's latency
+def comm_latencies(record: Record) -> CommLatencies:
+    """The latencies of a (finished) comm record, each pair at its layer's latency
     (pairs in no layer at their own)."""
     placement = {p.rank: p for p in record.derived.placement}
-    latency: dict = {}
+    latency: dict[Pair, float] = {}
     for pl in record.raw.layers.latencies:
-        latency[tuple(sorted(pl.pair))] = float(pl.latency)
+        latency[_pair(pl.pair)] = float(pl.latency)
     for layer in record.derived.layers:
         for pair in layer.pairs:
-            latency[tuple(sorted(pair))] = float(layer.latency)
-    intra: dict = {}
-    inter: dict = {}
+            latency[_pair(pair)] = float(layer.latency)
+    intra: dict[str, dict[Pair, list[float]]] = {}
+    inter: dict[tuple[str, str], list[float]] = {}
     unbound = 0
     for (a, b), value in sorted(latency.items()):
         pa, pb = placement.get(a), placement.get(b)
         if pa is None or pb is None or not value > 0:
             continue
         if pa.host != pb.host or pa.node != pb.node:
-            inter.setdefault(tuple(sorted((pa.host, pb.host))), []).append(value)
+            inter.setdefault((min(pa.host, pb.host), max(pa.host, pb.host)), []).append(value)
         elif len(pa.pus) == 1 and len(pb.pus) == 1 and pa.pus[0] != pb.pus[0]:
-            intra.setdefault(pa.host, {}).setdefault(tuple(sorted((pa.pus[0], pb.pus[0]))), []).append(value)
+            intra.setdefault(pa.host, {}).setdefault(_pair((pa.pus[0], pb.pus[0])), []).append(value)
         else:
             unbound += 1
     tolerance = float(getattr(record.parameters, "layer_tolerance", LAYER_TOLERANCE))
     between = float(np.median([min(v) for v in inter.values()])) if inter else None
     return CommLatencies({h: {p: float(np.mean(v)) for p, v in t.items()} for h, t in intra.items()},
                          between, tolerance, unbound)
+
+
+def _pair(ranks: Sequence[int]) -> Pair:
+    """The two ranks (or PUs) of a pair, the lower first."""
+    a, b = sorted(int(r) for r in ranks)
+    return a, b
 
 
 def stand_in(tree: NodeTree, between_nodes: float) -> NodeLatency:
@@ -118,14 +133,14 @@ def stand_in(tree: NodeTree, between_nodes: float) -> NodeLatency:
                        detail=f"hwloc's tree as a stand-in (levels {names}, then the node)")
 
 
-def measured(tree: NodeTree, pairs: dict, between_nodes: float | None, origin: str) -> NodeLatency | None:
+def measured(tree: NodeTree, pairs: dict[Pair, float], between_nodes: float | None, origin: str) -> NodeLatency | None:
     """Latencies from measured core pairs ({(pu, pu): seconds}) of this
     node (or one like it), filled by class for pairs not measured; None if
     no pair is between PUs of this tree."""
     levels = tree.levels
     model = NodeLatency(tree, levels, np.full(len(levels) + 1, np.nan), source="measured", detail=origin)
-    by_class: dict = {}
-    rows: dict = {}
+    by_class: dict[int, list[float]] = {}
+    rows: dict[int, dict[int, float]] = {}
     for (a, b), value in pairs.items():
         if a not in tree.index or b not in tree.index:
             continue

@@ -80,15 +80,15 @@ def check_format(fmt: object) -> str:
     return fmt
 
 
-def _per_node_pus(mapping: ProcessMapping) -> dict:
+def _per_node_pus(mapping: ProcessMapping) -> dict[str, list[int]]:
     """host -> its PUs in the order of its ranks."""
-    out: dict = {}
+    out: dict[str, list[int]] = {}
     for c in mapping.by_rank():
         out.setdefault(c.host, []).append(c.pu)
     return out
 
 
-def common_pu_list(mapping: ProcessMapping, launcher: str) -> list:
+def common_pu_list(mapping: ProcessMapping, launcher: str) -> list[int]:
     """One list of PUs whose first k entries are the PUs of the ranks of
     every node with k ranks; ValueError (one line) if there is none."""
     per_node = _per_node_pus(mapping)

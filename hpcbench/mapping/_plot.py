@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._plot import new_figure
-from ._result import ProcessMapping
+from ._result import NodeLevels, ProcessMapping
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -26,18 +26,18 @@ def _node_index(mapping: ProcessMapping, node: int | str) -> int:
     return node
 
 
-def _runs(xs: list) -> list:
+def _runs(xs: list[int]) -> list[tuple[int, int]]:
     """Sorted positions as (first, last) runs of consecutive ones."""
-    out: list = []
+    out: list[list[int]] = []
     for x in xs:
         if out and x == out[-1][1] + 1:
             out[-1][1] = x
         else:
             out.append([x, x])
-    return [tuple(r) for r in out]
+    return [(first, last) for first, last in out]
 
 
-def _outer_first(level) -> tuple:
+def _outer_first(level: NodeLevels) -> tuple[int, int]:
     """Larger groups on top; on equal sizes NUMA node, package, L3, L2, ... core."""
     size = max((len(g) for g in level.groups), default=0)
     name = level.name
@@ -87,13 +87,14 @@ def plot_mapping(mapping: ProcessMapping, ax: Any, node: int | str = 0) -> None:
                  "r = rank, # = order chosen; grey: PUs the job may not use", fontsize=9)
 
 
-def mapping_figure(mapping: ProcessMapping, nodes: list | None = None) -> Figure:
+def mapping_figure(mapping: ProcessMapping, nodes: list[int | str] | None = None) -> Figure:
     """A figure of the mapping: the given nodes (indexes or hosts), default
     the first MAX_NODES nodes that hold processes."""
     if nodes is None:
         used = {c.node for c in mapping.choices}
         nodes = [i for i in range(len(mapping.nodes)) if i in used][:MAX_NODES] or [0]
     width = max(6.0, 0.45 * max(len(mapping.nodes[_node_index(mapping, k)].pus) for k in nodes))
+    fig: Figure       # new_figure returns (Figure, axes array)
     fig, axes = new_figure(len(nodes), 1, size=(min(width, 18.0), 2.2 * len(nodes)))
     for k, node in enumerate(nodes):
         plot_mapping(mapping, axes[k, 0], node)

@@ -107,7 +107,7 @@ class ProcessMapping(Mapping):
 
     def counts(self) -> dict[str, int]:
         """Processes per host (hosts with none left out)."""
-        out: dict = {}
+        out: dict[str, int] = {}
         for c in self.by_rank():
             out[c.host] = out.get(c.host, 0) + 1
         return out

@@ -25,10 +25,11 @@ import numpy as np
 
 from ..network import mapping_rule
 from ._inputs import NodeInputs
+from ._tree import Partition
 from ._weights import Weights
 
 
-def sharing_rule(partitions: list, i: int, weight: float) -> list:
+def sharing_rule(partitions: list[Partition], i: int, weight: float) -> list[tuple[str, np.ndarray]]:
     """Rules 1 and 2: for each partition, +weight for the PUs in PU i's
     group (i itself excluded). [(part name, delta per PU)]."""
     out = []
@@ -39,12 +40,12 @@ def sharing_rule(partitions: list, i: int, weight: float) -> list:
     return out
 
 
-def cache_rule(node: NodeInputs, i: int, w: Weights) -> list:
+def cache_rule(node: NodeInputs, i: int, w: Weights) -> list[tuple[str, np.ndarray]]:
     """Rule 1, one entry per cache level."""
     return sharing_rule(node.caches, i, w.sharing)
 
 
-def memory_rule(node: NodeInputs, i: int, w: Weights) -> list:
+def memory_rule(node: NodeInputs, i: int, w: Weights) -> list[tuple[str, np.ndarray]]:
     """Rule 2, one entry per memory-overhead level."""
     return sharing_rule(node.memory, i, w.sharing)
 
@@ -62,7 +63,7 @@ def latency_change(latency: np.ndarray, maximum: float, tolerance: float, w: Wei
 class NetworkRule:
     """The network rule over a measured ratNC ({processes per node: ratio})."""
 
-    def __init__(self, rat_nc: dict, w: Weights):
+    def __init__(self, rat_nc: dict[int, float], w: Weights):
         self.rat_nc = dict(rat_nc)
         self.weight = w.network
         rule = mapping_rule(self.rat_nc) if self.rat_nc else None

@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..topology import Topology
 from ._advice import advise_per_node
-from ._inputs import Inputs, ResultsLike, collect
+from ._inputs import Inputs, NodeInputs, ResultsLike, collect
 from ._result import Choice, MappedNode, NodeLevels, ProcessMapping, RuleSource, RuleUpdate
 from ._rules import NetworkRule, cache_rule, latency_change, memory_rule
+from ._tree import NodeTree
 from ._weights import Weights, check_kind, weights_for
 
 #: Weights closer than this (relative to the weight, at least absolute) tie.
@@ -39,8 +41,10 @@ TIE = 1e-9
 TIE_RULE = ("the lowest weight wins; weights within 1e-9 are equal, and among equal ones the first node in the "
             "order of the nodes, then the first PU in hwloc's order on it")
 RANK_RULE = "ranks node by node (nodes in order), each node's processes in the order they were chosen"
-LATENCY = ("rule 3", "latency")
-NETWORK = ("network", "ratNC")
+#: A weight component: (rule, part), e.g. ("rule 1", "L2").
+Component = tuple[str, str]
+LATENCY: Component = ("rule 3", "latency")
+NETWORK: Component = ("network", "ratNC")
 
 
 def _tie(weight: float) -> float:
@@ -62,9 +66,9 @@ class _Selection:
     def __init__(self, inputs: Inputs, w: Weights):
         self.inputs, self.w = inputs, w
         nodes = inputs.nodes
-        self.components: list = []
-        self.index: dict = {}
-        self.rows: dict = {}            #: node key -> global component of each row of its blocks
+        self.components: list[Component] = []
+        self.index: dict[Component, int] = {}
+        self.rows: dict[int, np.ndarray] = {}     #: node key -> global component of each row of its blocks
         for n in nodes:
             if n.key not in self.rows:
                 keys = [("rule 1", p.name) for p in n.caches] + [("rule 2", p.name) for p in n.memory] + [LATENCY]
@@ -83,12 +87,12 @@ class _Selection:
         for n in range(len(nodes)):
             self._refresh(n)
         self.network = NetworkRule(inputs.rat_nc, w)
-        self._deltas: dict = {}
+        self._deltas: dict[tuple[int, int], np.ndarray] = {}
         # Rule 3 between nodes: the same change for every other node's cores.
         change = latency_change(np.array([inputs.between]), inputs.latency_max, inputs.tolerance, w)
         self.between = float(change[0]) if len(nodes) > 1 else 0.0
 
-    def _component(self, key: tuple) -> int:
+    def _component(self, key: Component) -> int:
         if key not in self.index:
             self.index[key] = len(self.components)
             self.components.append(key)
@@ -114,7 +118,7 @@ class _Selection:
         self.node_min[n] = low
         self.node_ties[n] = int(np.count_nonzero(own <= low + _tie(low))) if np.isfinite(low) else 0
 
-    def choose(self) -> tuple:
+    def choose(self) -> tuple[int, int, float, int]:
         """The core to select now: (node, PU position, weight, tied)."""
         score = self.node_min + self.offset
         lowest = float(score.min())
@@ -126,7 +130,7 @@ class _Selection:
         i = int((self.local[n] <= limit - self.offset[n]).argmax())
         return n, i, lowest, int(self.node_ties[tied_nodes].sum())
 
-    def updates(self, n: int, i: int) -> list:
+    def updates(self, n: int, i: int) -> list[RuleUpdate]:
         """The rule updates behind the weight of PU i of node n, in rule order."""
         delta = self.offset_parts[n].copy()
         count = self.offset_counts[n].copy()
@@ -161,16 +165,16 @@ class _Selection:
             self.offset[others] += self.between
 
 
-def _levels(tree) -> list:
+def _levels(tree: NodeTree) -> list[NodeLevels]:
     parts = ([tree.core] if tree.core else []) + [tree.caches[k] for k in sorted(tree.caches)] + \
         ([tree.package] if tree.package else []) + ([tree.numa] if tree.numa else [])
     return [NodeLevels(name=p.name, groups=[list(map(int, g)) for g in p.groups]) for p in parts]
 
 
-def _measured(node, hwloc: list) -> list:
+def _measured(node: NodeInputs, hwloc: list[NodeLevels]) -> list[NodeLevels]:
     """Rule 1-2 groups that group PUs and are not one of hwloc's levels."""
     known = [sorted(map(sorted, lv.groups)) for lv in hwloc]
-    out = []
+    out: list[NodeLevels] = []
     for rule, parts in (("rule 1", node.caches), ("rule 2", node.memory)):
         for p in parts:
             groups = [list(map(int, g)) for g in p.groups]
@@ -179,8 +183,8 @@ def _measured(node, hwloc: list) -> list:
     return out
 
 
-def _sources(inputs: Inputs) -> list:
-    grouped: dict = {}
+def _sources(inputs: Inputs) -> list[RuleSource]:
+    grouped: dict[tuple[str, str, str], list[str]] = {}
     for node in inputs.nodes:
         for s in node.sources:
             grouped.setdefault((s.rule, s.kind, s.detail), []).append(node.host)
@@ -190,8 +194,29 @@ def _sources(inputs: Inputs) -> list:
     return out + [RuleSource(rule=n.rule, kind=n.kind, detail=n.detail, hosts=[x.host for x in inputs.nodes])]
 
 
+def _mapped_nodes(inputs: Inputs) -> list[MappedNode]:
+    """Each node's PUs, allowed PUs and levels; made once per kind of node
+    (not per node) and shared by the nodes alike."""
+    levels: dict[int, list[NodeLevels]] = {}
+    measured: dict[int, list[NodeLevels]] = {}
+    for n in inputs.nodes:
+        if id(n.tree) not in levels:
+            levels[id(n.tree)] = _levels(n.tree)
+        if n.key not in measured:
+            measured[n.key] = _measured(n, levels[id(n.tree)])
+    # The PU lists of nodes alike, made once and shared.
+    lists: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
+    for n, a in zip(inputs.nodes, inputs.allowed):
+        if (id(n.tree), id(a)) not in lists:
+            lists[id(n.tree), id(a)] = (n.tree.pus.tolist(), n.tree.pus[a].tolist())
+    return [MappedNode(host=n.host, pus=lists[id(n.tree), id(a)][0], allowed=lists[id(n.tree), id(a)][1],
+                       levels=levels[id(n.tree)], measured=measured[n.key])
+            for n, a in zip(inputs.nodes, inputs.allowed)]
+
+
 def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequence[str] | None = None,
-                  pus: Sequence[int] | None = None, topology: Topology | dict | None = None) -> ProcessMapping:
+                  pus: Sequence[int] | None = None,
+                  topology: Topology | dict[str, Any] | None = None) -> ProcessMapping:
     """Map `nprocs` processes of a `kind` code ("memory" or
     "communication") onto the nodes of `results` with Servet's weighted
     core selection (Servet 3.0, sections 3 and 4.2).
@@ -222,7 +247,7 @@ def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequen
         n, i, weight, tied = state.choose()
         picks.append((order, n, int(inputs.nodes[n].tree.pus[i]), weight, tied, state.updates(n, i)))
         state.select(n, i)
-    ranks: dict = {}
+    ranks: dict[int, int] = {}
     for order, *_ in sorted(picks, key=lambda p: (p[1], p[0])):
         ranks[order] = len(ranks)
     choices = [Choice(order=order, rank=ranks[order], host=inputs.nodes[n].host, node=n, pu=pu, weight=weight,
@@ -232,20 +257,7 @@ def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequen
     if rule.rat_nc and int(state.selected.max()) > rule.largest:
         notes.append(f"ratNC was measured up to {rule.largest} processes per node; beyond, the network rule used "
                      f"ratNC[{rule.largest}] = {rule.ratio(rule.largest):.2f}")
-    levels: dict = {}
-    measured: dict = {}
-    for n in inputs.nodes:          # once per kind of node, not per node
-        if id(n.tree) not in levels:
-            levels[id(n.tree)] = _levels(n.tree)
-        if n.key not in measured:
-            measured[n.key] = _measured(n, levels[id(n.tree)])
-    lists: dict = {}                 # the PU lists of nodes alike, made once and shared
-    for n, a in zip(inputs.nodes, inputs.allowed):
-        if (id(n.tree), id(a)) not in lists:
-            lists[id(n.tree), id(a)] = (n.tree.pus.tolist(), n.tree.pus[a].tolist())
-    nodes = [MappedNode(host=n.host, pus=lists[id(n.tree), id(a)][0], allowed=lists[id(n.tree), id(a)][1],
-                        levels=levels[id(n.tree)], measured=measured[n.key])
-             for n, a in zip(inputs.nodes, inputs.allowed)]
+    nodes = _mapped_nodes(inputs)
     return ProcessMapping(kind=kind, nprocs=nprocs, weights=w.as_dict(), tie_rule=TIE_RULE, rank_rule=RANK_RULE,
                           latency_unit=inputs.latency_unit, nodes=nodes, choices=choices, sources=_sources(inputs),
                           notes=notes, per_node=advise_per_node(inputs.rat_nc, nprocs) if inputs.rat_nc else None)

@@ -28,7 +28,7 @@ class Weights:
     latency: float          #: rule 3: the most it subtracts (for a latency of zero)
     network: float          #: the network rule: added to a node's cores
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, float]:
         return {"rules 1-2 (shared caches, memory overhead)": self.sharing, "rule 3 (latency)": self.latency,
                 "network rule (ratNC)": self.network}
 

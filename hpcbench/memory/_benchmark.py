@@ -32,7 +32,7 @@ def largest_group(level) -> list:
     return max(level.groups, key=lambda g: (len(g), -g[0]))
 
 
-class MemoryBenchmark(Benchmark):
+class MemoryBenchmark(Benchmark[MemoryOptions, MemoryRecord]):
     """memory-access overhead between cores and bandwidth scalability (Servet III-C)
 
     STREAM-style copies on each tested pair of cores, alone and together,

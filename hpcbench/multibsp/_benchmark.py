@@ -66,7 +66,7 @@ def _error_line(points: list) -> str:
     return f"  prediction error from 2^{BOUND_FROM.bit_length() - 1} doubles: " + "; ".join(parts)
 
 
-class MultiBSPBenchmark(Benchmark):
+class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
     """the node's MultiBSP tree with g and L per level, validated by an inner product (MBSPDiscover)
 
     The tree comes from hwloc; h-communications on pinned threads give g and

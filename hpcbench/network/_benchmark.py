@@ -2,6 +2,7 @@
 takes part; the job must span at least two nodes)."""
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def _by_str(table: dict) -> dict:
     return {str(k): v for k, v in table.items()}
 
 
-class _NetworkBenchmark(Benchmark):
+class _NetworkBenchmark(Benchmark[NetworkOptions, Any]):
     """What the two degradation benchmarks share: options, their check, and
     the shape of a run (the job's nodes, a measurement, a record)."""
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _core
-from .._adaptive import run_adaptive
+from .._adaptive import StopRule, run_adaptive
 from .._collective import CommError, check_comm
 from .._errors import OptionError
 from .._memory import safe_memory_limit
@@ -87,8 +87,8 @@ def measure_pattern(comm: MPI.Intracomm, members: list, dest_of: Callable[[int],
             source = next(q for q in range(n) if dest_of(q) == s)
             def call(w, k):
                 return _core.shift_times(sub, dest, source, bytes_, w, k)
-            seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max", rse=rse, cap_s=cap_s,
-                                                  max_iterations=1000)
+            seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max",
+                                                  stop=StopRule(rse=rse, cap_s=cap_s, max_iterations=1000))
             gathered = sub.gather(seconds, root=0)      # None except on the first member
             if gathered is not None:
                 table = np.vstack(gathered)

@@ -18,20 +18,19 @@ Also: `placement_from_mapping`, the ranks of an `hpcbench map` mapping.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ._placement import Placement, PlacementError
+from ._errors import PredictError
+from ._placement import Placement
 
-__all__ = ["STRATEGIES", "Machine", "MachineError", "allocate", "placement_from_mapping"]
+__all__ = ["STRATEGIES", "Machine", "allocate", "placement_from_mapping"]
 
 #: The allocation strategies of section 7.
 STRATEGIES = ("round-robin", "node-fill", "processor-fill")
-
-
-class MachineError(ValueError):
-    """A machine description that describes no machine; one line."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Machine:
         for name in ("nodes", "packages_per_node", "cores_per_package"):
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= 2 ** 31:
-                raise MachineError(f"{name} must be a positive whole number up to 2**31, got {value!r}")
+                raise PredictError(f"{name} must be a positive whole number up to 2**31, got {value!r}")
 
     @property
     def cores_per_node(self) -> int:
@@ -69,14 +68,14 @@ class Machine:
         except ValueError:
             values = []
         if len(values) not in (2, 3) or min(values) < 1 or max(values) > 2 ** 31:
-            raise MachineError("a machine is NODESxPACKAGESxCORES (cores per package) or NODESxCORES, "
+            raise PredictError("a machine is NODESxPACKAGESxCORES (cores per package) or NODESxCORES, "
                                f"positive whole numbers up to 2**31, got {str(text)[:40]!r}")
         if len(values) == 2:
             values = [values[0], 1, values[1]]
         return cls(values[0], values[1], values[2])
 
     @classmethod
-    def from_results(cls, results) -> Machine:
+    def from_results(cls, results: Any) -> Machine:
         """The machine a results file (path or hpcbench.Results) ran on: its
         hosts, and packages and cores from the recorded hwloc topology
         (nodes taken to be alike)."""
@@ -88,10 +87,10 @@ class Machine:
         packages = int(topo.get("packages") or 0) if isinstance(topo, dict) else 0
         cores = int(topo.get("cores") or 0) if isinstance(topo, dict) else 0
         if not hosts or packages < 1 or cores < packages:
-            raise MachineError(f"{where} records no hosts or no topology (packages, cores) to describe the "
+            raise PredictError(f"{where} records no hosts or no topology (packages, cores) to describe the "
                                "machine: give it as NODESxPACKAGESxCORES")
         if cores % packages:
-            raise MachineError(f"{where}: {cores} cores do not split evenly over {packages} packages; give the "
+            raise PredictError(f"{where}: {cores} cores do not split evenly over {packages} packages; give the "
                                "machine as NODESxPACKAGESxCORES")
         return cls(len(hosts), packages, cores // packages)
 
@@ -100,12 +99,12 @@ def allocate(nranks: int, machine: Machine, strategy: str) -> Placement:
     """The placement of ranks 0..nranks-1 on `machine` by `strategy`, one of
     STRATEGIES (see the module docstring)."""
     if strategy not in STRATEGIES:
-        raise PlacementError(f"unknown allocation strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
+        raise PredictError(f"unknown allocation strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
     if int(nranks) != nranks or nranks < 1:
-        raise PlacementError(f"nranks must be a positive whole number, got {nranks!r}")
+        raise PredictError(f"nranks must be a positive whole number, got {nranks!r}")
     if nranks > machine.cores:
-        raise PlacementError(f"{nranks} ranks do not fit the {machine.cores} cores of the {machine} machine "
-                             "(nodes x packages x cores)")
+        raise PredictError(f"{nranks} ranks do not fit the {machine.cores} cores of the {machine} machine "
+                           "(nodes x packages x cores)")
     r = np.arange(int(nranks), dtype=np.int64)
     c, cpp, nodes = machine.cores_per_node, machine.cores_per_package, machine.nodes
     if strategy == "round-robin":
@@ -121,7 +120,7 @@ def allocate(nranks: int, machine: Machine, strategy: str) -> Placement:
                      source=f"{strategy} allocation on {machine} (nodes x packages x cores)")
 
 
-def placement_from_mapping(mapping) -> Placement:
+def placement_from_mapping(mapping: Any) -> Placement:
     """The placement of an hpcbench.mapping.map_processes result: every
     rank's host and PU, with package and last-level cache from the node's
     levels when the mapping has them. A node whose levels name no package
@@ -130,17 +129,17 @@ def placement_from_mapping(mapping) -> Placement:
     placement's source says so."""
     choices = sorted(mapping.choices, key=lambda ch: ch.rank)
     if not choices:
-        raise PlacementError("the mapping has no choices (no ranks)")
+        raise PredictError("the mapping has no choices (no ranks)")
     ranks = [int(ch.rank) for ch in choices]
     if ranks != list(range(len(ranks))):
-        raise PlacementError("the mapping's ranks are not 0..n-1, each once")
+        raise PredictError("the mapping's ranks are not 0..n-1, each once")
     hosts = sorted({ch.host for ch in choices}, key=[ch.host for ch in choices].index)
     by_host = {n.host: n for n in mapping.nodes}
     node = np.array([hosts.index(ch.host) for ch in choices], dtype=np.int64)
     package = np.zeros(len(choices), dtype=np.int64)
     cache = np.zeros(len(choices), dtype=np.int64)
     bound = np.ones(len(choices), dtype=bool)
-    unknown: set = set()
+    unknown: set[str] = set()
     for k, ch in enumerate(choices):
         levels = by_host[ch.host].levels if ch.host in by_host else []
         pkg = _group_of(levels, ch.pu, lambda name: "package" in name.split("/"))
@@ -159,7 +158,7 @@ def placement_from_mapping(mapping) -> Placement:
                      source=f"hpcbench map ({getattr(mapping, 'kind', '?')} mapping of {len(choices)} ranks){note}")
 
 
-def _is_last_cache(levels):
+def _is_last_cache(levels: Sequence[Any]) -> Callable[[str], bool]:
     """A test for the name of the node's last cache level (highest L<k>)."""
     found = [int(tok[1:]) for lv in levels for tok in lv.name.split("/")
              if tok.startswith("L") and tok[1:].isdigit()]
@@ -167,7 +166,7 @@ def _is_last_cache(levels):
     return lambda name: top is not None and top in name.split("/")
 
 
-def _group_of(levels, pu: int, wanted) -> int | None:
+def _group_of(levels: Sequence[Any], pu: int, wanted: Callable[[str], bool]) -> int | None:
     """The index of the group holding `pu` at the first level whose name
     `wanted` accepts, or None."""
     for lv in levels:

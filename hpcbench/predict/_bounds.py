@@ -21,9 +21,10 @@ import os
 import resource
 from dataclasses import dataclass
 
+from ._errors import PredictError
 from ._params import WavefrontParams
 
-__all__ = ["Cost", "SizeError", "available_memory", "build_cost", "check_cost", "check_model", "check_simulation",
+__all__ = ["Cost", "available_memory", "build_cost", "check_cost", "check_model", "check_simulation",
            "model_cost", "program_cost", "simulation_cost", "wavefront_events"]
 
 #: A replay estimated to take longer than this (seconds) is refused as absurd.
@@ -31,11 +32,6 @@ TIME_LIMIT_S = 3600.0
 
 #: Bytes a run takes whatever its size (arrays of classes, the profile, NumPy's own).
 _FIXED_BYTES = 4 << 20
-
-
-class SizeError(ValueError):
-    """A prediction too large for this machine, or absurdly long; one line
-    with the estimate and a way round."""
 
 
 @dataclass(frozen=True)
@@ -213,24 +209,24 @@ def time_words(seconds: float) -> str:
 
 
 def check_cost(cost: Cost, what: str, hint: str, available: int | None = None) -> Cost:
-    """`cost` if this machine can afford it; SizeError (one line: `what`
+    """`cost` if this machine can afford it; PredictError (one line: `what`
     needs ..., the estimate, `hint`) when it needs more memory than is
     available (`available` bytes, default available_memory()) or its replay
     would take longer than TIME_LIMIT_S."""
     room = available_memory() if available is None else available
     if room is not None and cost.bytes > room:
-        raise SizeError(f"{what} needs about {size_words(cost.bytes)} of memory, more than the "
-                        f"{size_words(room)} this machine has available: {hint}")
+        raise PredictError(f"{what} needs about {size_words(cost.bytes)} of memory, more than the "
+                           f"{size_words(room)} this machine has available: {hint}")
     if not math.isfinite(cost.seconds) or cost.seconds > TIME_LIMIT_S:
-        raise SizeError(f"{what} would take at least about {time_words(cost.seconds)} ({cost.rounds:,} rounds "
-                        f"over {cost.events:,} events), beyond the limit of {time_words(TIME_LIMIT_S)} for a "
-                        f"replay: {hint}")
+        raise PredictError(f"{what} would take at least about {time_words(cost.seconds)} ({cost.rounds:,} rounds "
+                           f"over {cost.events:,} events), beyond the limit of {time_words(TIME_LIMIT_S)} for a "
+                           f"replay: {hint}")
     return cost
 
 
 def check_simulation(params: WavefrontParams, iterations: int = 1, sends: str = "eager",
                      available: int | None = None, hint: str = "") -> Cost:
-    """simulation_cost(params, iterations, sends), or SizeError if this
+    """simulation_cost(params, iterations, sends), or PredictError if this
     machine cannot afford it (check_cost); before anything is allocated."""
     cost = simulation_cost(params, iterations, sends)
     what = (f"simulating the {params.m}x{params.n} array ({params.m * params.n:,} ranks, {cost.events:,} "
@@ -242,6 +238,6 @@ def check_simulation(params: WavefrontParams, iterations: int = 1, sends: str = 
 
 
 def check_model(nranks: int, available: int | None = None, hint: str = "") -> Cost:
-    """model_cost(nranks), or SizeError if this machine cannot hold it."""
+    """model_cost(nranks), or PredictError if this machine cannot hold it."""
     return check_cost(model_cost(nranks), f"the model of {int(nranks):,} ranks",
                       hint or "predict fewer ranks", available)

@@ -17,16 +17,14 @@ them into the classes the model distinguishes:
 """
 from __future__ import annotations
 
+from ._errors import PredictError
+
 SAME_CACHE, SAME_PACKAGE, OTHER_PACKAGE, OTHER_NODE, SAME_NODE = (
     "same cache", "same package", "other package", "other node", "same node")
 #: Every class, in a fixed order: a class's index in arrays is its position here.
 CLASSES = (SAME_CACHE, SAME_PACKAGE, OTHER_PACKAGE, OTHER_NODE, SAME_NODE)
 #: The paper's names (Table 3) for the classes they match.
 PAPER_NAMES = {"on-chip": SAME_CACHE, "off-processor": OTHER_PACKAGE, "off-node": OTHER_NODE}
-
-
-class ClassError(ValueError):
-    """A class name nobody knows, or one a profile lacks; one line."""
 
 
 def class_of_layer(name: str) -> str:
@@ -43,8 +41,8 @@ def class_of_layer(name: str) -> str:
         return SAME_PACKAGE
     if text.startswith("same node"):
         return SAME_NODE
-    raise ClassError(f"unknown placement class {name!r}: one of {', '.join(CLASSES)} "
-                     f"(or a comm layer name such as 'same L3', or {', '.join(PAPER_NAMES)})")
+    raise PredictError(f"unknown placement class {name!r}: one of {', '.join(CLASSES)} "
+                       f"(or a comm layer name such as 'same L3', or {', '.join(PAPER_NAMES)})")
 
 
 def class_index(name: str) -> int:

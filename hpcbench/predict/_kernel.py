@@ -34,7 +34,7 @@ wrong, missing or stale face makes every rank raise CommError.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +51,11 @@ if TYPE_CHECKING:
 #: grid with 6 angles then takes 0.08 to 0.16 s on one core of the (shared)
 #: test machine.
 DEFAULT_WORK = 1
+
+# hpcbench._collective has no annotations yet: called through Any, which
+# mypy --strict accepts.
+_check_comm: Any = check_comm
+_collectively: Any = collectively
 #: Timed iterations by default (after WARMUP untimed ones).
 DEFAULT_ITERATIONS = 5
 #: Untimed iterations before the timed ones (pages touched, caches warm).
@@ -110,13 +115,13 @@ class WavefrontTimes:
         return float(np.median(self.compute.mean(axis=0))) / cells
 
 
-def _count(name: str, value, lowest: int = 1) -> int:
+def _count(name: str, value: Any, lowest: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
         raise OptionError(name, f"must be a whole number of at least {lowest}, got {value!r}")
     return int(value)
 
 
-def _fault_args(fault) -> dict:
+def _fault_args(fault: Any) -> dict[str, int]:
     if fault is None:
         return {}
     try:
@@ -128,18 +133,19 @@ def _fault_args(fault) -> dict:
                           f"got {fault!r}") from None
 
 
-def _kernel_args(params: WavefrontParams, work: int, iterations: int, verify: bool, fault) -> dict:
+def _kernel_args(params: WavefrontParams, work: int, iterations: int, verify: bool, fault: Any) -> dict[str, Any]:
     if not isinstance(params, WavefrontParams):
         raise OptionError("params", f"must be an hpcbench.predict.WavefrontParams, got {params!r}")
-    args = dict(nx=params.nx, ny=params.ny, nz=params.nz, m=params.m, n=params.n, h_tile=params.h_tile,
-                angles=params.angles, work=_count("work", work), warmup=WARMUP,
-                iterations=_count("iterations", iterations), verify=bool(verify), **_fault_args(fault))
+    args: dict[str, Any] = dict(nx=params.nx, ny=params.ny, nz=params.nz, m=params.m, n=params.n,
+                                h_tile=params.h_tile, angles=params.angles, work=_count("work", work), warmup=WARMUP,
+                                iterations=_count("iterations", iterations), verify=bool(verify),
+                                **_fault_args(fault))
     _core.wavefront_check(**args)        # C's rules, the same on every rank: raise before any message
     return args
 
 
 def run_wavefront(params: WavefrontParams, comm: MPI.Intracomm | None = None, work: int = DEFAULT_WORK,
-                  iterations: int = DEFAULT_ITERATIONS, verify: bool = True, *, fault=None) -> WavefrontTimes:
+                  iterations: int = DEFAULT_ITERATIONS, verify: bool = True, *, fault: Any = None) -> WavefrontTimes:
     """Run the real wavefront kernel on `comm` (default COMM_WORLD), whose
     size must be params.m x params.n; every rank calls it with the same
     arguments and gets the same WavefrontTimes back.
@@ -156,8 +162,8 @@ def run_wavefront(params: WavefrontParams, comm: MPI.Intracomm | None = None, wo
     if comm is None:
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
-    check_comm(comm)
-    ticks, compute, send, recv, checksum, _expected, total, messages, nbytes = collectively(
+    _check_comm(comm)
+    ticks, compute, send, recv, checksum, _expected, total, messages, nbytes = _collectively(
         comm, _core.wavefront_times, comm, **args)
     rate = ticks_per_second()               # each rank converts with its own clock's rate
     mine = np.vstack([ticks, compute, send, recv]) / rate
@@ -181,7 +187,7 @@ def serial_checksum(params: WavefrontParams, work: int = DEFAULT_WORK, iteration
     return int(checksum), float(total)
 
 
-def _stack(params_or_cells, angles: int | None) -> dict:
+def _stack(params_or_cells: WavefrontParams | int, angles: int | None) -> dict[str, int]:
     """wavefront_wg's shape arguments: a rank's stack of WavefrontParams, or
     one tile of `cells` cells in a row."""
     if isinstance(params_or_cells, WavefrontParams):
@@ -192,7 +198,7 @@ def _stack(params_or_cells, angles: int | None) -> dict:
     return dict(cells_x=cells, cells_y=1, nz=1, h_tile=1, angles=6 if angles is None else _count("angles", angles))
 
 
-def wg_samples(params_or_cells, work: int = DEFAULT_WORK, repetitions: int | None = None,
+def wg_samples(params_or_cells: WavefrontParams | int, work: int = DEFAULT_WORK, repetitions: int | None = None,
                angles: int | None = None) -> np.ndarray:
     """Seconds per cell of each timed sweep of measure_wg (see there)."""
     shape = _stack(params_or_cells, angles)
@@ -205,10 +211,10 @@ def wg_samples(params_or_cells, work: int = DEFAULT_WORK, repetitions: int | Non
         each = float(np.median(probe)) / rate
         repetitions = int(min(1000, max(5, WG_BUDGET_S / max(each, 1e-9))))
     ticks = _core.wavefront_wg(**shape, work=work, warmup=1, repetitions=_count("repetitions", repetitions))
-    return ticks / rate / cells
+    return np.asarray(ticks, dtype=float) / rate / cells
 
 
-def measure_wg(params_or_cells, work: int = DEFAULT_WORK, repetitions: int | None = None,
+def measure_wg(params_or_cells: WavefrontParams | int, work: int = DEFAULT_WORK, repetitions: int | None = None,
                angles: int | None = None) -> float:
     """W_g: seconds of computing per cell (all its angles, one sweep), on
     this process alone, as the paper measures it (the kernel's tiles timed

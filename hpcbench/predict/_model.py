@@ -85,8 +85,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._classes import CLASSES
+from ._errors import PredictError
 from ._params import WavefrontParams
-from ._placement import Placement, PlacementError
+from ._placement import Placement
 from ._profile import MessageCosts, NetworkProfile
 
 __all__ = ["WavefrontPrediction", "wavefront"]
@@ -125,12 +126,12 @@ class WavefrontPrediction:
 def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Placement) -> WavefrontPrediction:
     """Table 2 (r1a..r5) for `params` on `profile`, each message priced by
     the class of its pair of ranks under `placement` (seconds). Raises
-    PlacementError if the placement has not params.m x params.n ranks, and
+    PredictError if the placement has not params.m x params.n ranks, and
     ProfileError if the profile lacks a class the placement needs."""
     m, n = params.m, params.n
     if placement.nranks != params.nranks:
-        raise PlacementError(f"the placement has {placement.nranks} ranks, the {m}x{n} process array "
-                             f"needs {params.nranks}")
+        raise PredictError(f"the placement has {placement.nranks} ranks, the {m}x{n} process array "
+                           f"needs {params.nranks}")
     cells = params.cells_x * params.cells_y
     w = params.wg * params.h_tile * cells            # r1b
     w_pre = params.wg_pre * params.h_tile * cells    # r1a
@@ -188,7 +189,7 @@ def _start_times(w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> 
     north = w + np.vstack([zero_row, send_e[:-1, :] + ns.total])
     if m <= n:
         return _scan_lines(east, north, w_pre)
-    return _scan_lines(north.T, east.T, w_pre).T.copy()
+    return np.ascontiguousarray(_scan_lines(north.T, east.T, w_pre).T)
 
 
 def _scan_lines(along: np.ndarray, across: np.ndarray, w_pre: float) -> np.ndarray:
@@ -228,4 +229,4 @@ def _stacks(tiles: int, w: float, w_pre: float, ew: MessageCosts, ns: MessageCos
     receive_n = np.vstack([zero_row, ns.recv])
     send_e = np.hstack([ew.send, zero_col])
     send_s = np.vstack([ns.send, zero_row])
-    return (receive_w + receive_n + w + send_e + send_s + w_pre) * tiles - w_pre
+    return np.asarray((receive_w + receive_n + w + send_e + send_s + w_pre) * tiles - w_pre)

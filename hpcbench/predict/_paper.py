@@ -35,11 +35,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-
 from ._allocate import Machine, allocate
+from ._errors import PredictError
 from ._model import WavefrontPrediction, wavefront
 from ._params import WavefrontParams, square_array
-from ._placement import Placement, PlacementError
+from ._placement import Placement
 from ._profile import NetworkProfile
 
 #: Table 4: (cores, grid edge, actual runtime s, analytical prediction s).
@@ -61,7 +61,7 @@ def node_fill(nranks: int, packages: int = PACKAGES, cores: int = CORES) -> Plac
     Francesca-like nodes as the ranks need); the cores of a package share
     its cache, so two of them are the paper's on-chip pair."""
     if nranks < 1:
-        raise PlacementError(f"a placement needs at least one rank, got {nranks}")
+        raise PredictError(f"a placement needs at least one rank, got {nranks}")
     nodes = -(-nranks // (packages * cores))
     return allocate(nranks, Machine(nodes, packages, cores), "node-fill")
 

@@ -30,6 +30,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
+
+from ._errors import PredictError
 
 BYTES_PER_VALUE = 8     # doubles, as Table 1's "8 H_tile x #angles x ..."
 
@@ -41,10 +44,6 @@ MAX_COUNT = 2 ** 53
 #: Corners: SW, NE, SE, SE, NW, NW, SW, NE (see the module docstring).
 SWEEP_ORDER = ((False, False, True), (True, True, True), (True, False, True), (True, False, False),
                (False, True, True), (False, True, False), (False, False, False), (True, True, False))
-
-
-class ParameterError(ValueError):
-    """Wavefront parameters that describe no run; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -69,22 +68,22 @@ class WavefrontParams:
     def __post_init__(self) -> None:
         for name in ("nx", "ny", "nz", "m", "n", "h_tile", "angles", "n_sweeps"):
             if not 1 <= int(getattr(self, name)) <= MAX_COUNT:
-                raise ParameterError(f"{name} must be a positive whole number up to 2**53, got {getattr(self, name)}")
+                raise PredictError(f"{name} must be a positive whole number up to 2**53, got {getattr(self, name)}")
         for name in ("n_full", "n_diag"):
             if int(getattr(self, name)) < 0:
-                raise ParameterError(f"{name} must not be negative, got {getattr(self, name)}")
+                raise PredictError(f"{name} must not be negative, got {getattr(self, name)}")
         for name in ("wg", "wg_pre", "t_nonwavefront"):
             value = float(getattr(self, name))
             if not value >= 0.0 or value == float("inf"):
-                raise ParameterError(f"{name} must be a finite time >= 0 seconds, got {value}")
+                raise PredictError(f"{name} must be a finite time >= 0 seconds, got {value}")
         if self.nx % self.n:
-            raise ParameterError(f"the {self.m}x{self.n} process array does not divide the grid: "
-                                 f"Nx = {self.nx} is not a multiple of n = {self.n} columns")
+            raise PredictError(f"the {self.m}x{self.n} process array does not divide the grid: "
+                               f"Nx = {self.nx} is not a multiple of n = {self.n} columns")
         if self.ny % self.m:
-            raise ParameterError(f"the {self.m}x{self.n} process array does not divide the grid: "
-                                 f"Ny = {self.ny} is not a multiple of m = {self.m} rows")
+            raise PredictError(f"the {self.m}x{self.n} process array does not divide the grid: "
+                               f"Ny = {self.ny} is not a multiple of m = {self.m} rows")
         if self.nz % self.h_tile:
-            raise ParameterError(f"H_tile = {self.h_tile} does not divide Nz = {self.nz}")
+            raise PredictError(f"H_tile = {self.h_tile} does not divide Nz = {self.nz}")
 
     @property
     def nranks(self) -> int:
@@ -119,7 +118,7 @@ class WavefrontParams:
         """The rank of process column i, row j (0-based; rank 0 bottom left)."""
         return j * self.n + i
 
-    def with_(self, **changes) -> WavefrontParams:
+    def with_(self, **changes: Any) -> WavefrontParams:
         """A copy with some fields changed (checked again)."""
         return replace(self, **changes)
 
@@ -129,34 +128,33 @@ def square_array(count: int) -> tuple[int, int]:
     columns) with m * n = count and m <= n (so the ranks a node holds in
     node-fill order sit side by side in a row)."""
     if int(count) != count or count < 1:
-        raise ParameterError(f"a process count must be a positive whole number, got {count!r}")
+        raise PredictError(f"a process count must be a positive whole number, got {count!r}")
     m = max(d for d in range(1, math.isqrt(int(count)) + 1) if count % d == 0)
     return m, int(count) // m
 
 
 def parse_grid(text: str) -> tuple[int, int, int]:
-    """'NXxNYxNZ' (or one number for a cube) -> (nx, ny, nz); ParameterError otherwise."""
+    """'NXxNYxNZ' (or one number for a cube) -> (nx, ny, nz); PredictError otherwise."""
     parts = str(text).lower().split("x")
-    if len(parts) == 1:
-        parts = parts * 3
-    try:
-        values = tuple(int(p) for p in parts)
-    except ValueError:
-        values = ()
-    if len(values) != 3 or min(values) < 1 or max(values) > MAX_COUNT:
-        raise ParameterError(f"a grid is NXxNYxNZ with three positive whole numbers up to 2**53 (or one for a cube), "
-                             f"got {str(text)[:40]!r}")
-    return values[0], values[1], values[2]
+    nx, ny, nz = _counts(parts * 3 if len(parts) == 1 else parts, 3, text,
+                         "a grid is NXxNYxNZ with three positive whole numbers up to 2**53 (or one for a cube)")
+    return nx, ny, nz
 
 
 def parse_procs(text: str) -> tuple[int, int]:
-    """'MxN' -> (m rows, n columns); ParameterError otherwise."""
-    parts = str(text).lower().split("x")
+    """'MxN' -> (m rows, n columns); PredictError otherwise."""
+    m, n = _counts(str(text).lower().split("x"), 2, text,
+                   "a process array is MxN (rows x columns), two positive whole numbers up to 2**53")
+    return m, n
+
+
+def _counts(parts: list[str], length: int, text: str, rule: str) -> tuple[int, ...]:
+    """`parts` as `length` whole numbers in 1..MAX_COUNT, or PredictError
+    "<rule>, got '<text>'"."""
     try:
         values = tuple(int(p) for p in parts)
     except ValueError:
         values = ()
-    if len(values) != 2 or min(values) < 1 or max(values) > MAX_COUNT:
-        raise ParameterError(f"a process array is MxN (rows x columns), two positive whole numbers up to 2**53, "
-                             f"got {str(text)[:40]!r}")
-    return values[0], values[1]
+    if len(values) != length or min(values) < 1 or max(values) > MAX_COUNT:
+        raise PredictError(f"{rule}, got {str(text)[:40]!r}")
+    return values

@@ -10,16 +10,15 @@ is written by hand (`Placement.uniform` for "everything of one class").
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._classes import CLASSES, OTHER_NODE, OTHER_PACKAGE, SAME_CACHE, SAME_NODE, SAME_PACKAGE
-
-
-class PlacementError(ValueError):
-    """A placement that does not fit the program; the message is one line."""
+from ._errors import PredictError
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,27 +32,27 @@ class Placement:
     package: np.ndarray
     cache: np.ndarray
     bound: np.ndarray
-    hosts: tuple = ()
+    hosts: tuple[str, ...] = ()
     source: str = ""
 
     def __post_init__(self) -> None:
         n = np.asarray(self.node).size
         for name in ("package", "cache", "bound"):
             if np.asarray(getattr(self, name)).size != n:
-                raise PlacementError(f"a placement needs one {name} per rank ({n} ranks)")
+                raise PredictError(f"a placement needs one {name} per rank ({n} ranks)")
         if n < 1:
-            raise PlacementError("a placement needs at least one rank")
+            raise PredictError("a placement needs at least one rank")
 
     @property
     def nranks(self) -> int:
         return int(np.asarray(self.node).size)
 
-    def pair_class(self, a, b) -> np.ndarray:
+    def pair_class(self, a: ArrayLike, b: ArrayLike) -> np.ndarray:
         """Class index (position in _classes.CLASSES) of every pair (a[k],
         b[k]); a and b are rank arrays (or single ranks)."""
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= self.nranks):
-            raise PlacementError(f"a rank outside this placement of {self.nranks} ranks")
+            raise PredictError(f"a rank outside this placement of {self.nranks} ranks")
         node, package, cache, bound = (np.asarray(v) for v in (self.node, self.package, self.cache, self.bound))
         out = np.full(np.broadcast(a, b).shape, CLASSES.index(OTHER_PACKAGE), dtype=np.int8)
         out[package[a] == package[b]] = CLASSES.index(SAME_PACKAGE)
@@ -65,7 +64,7 @@ class Placement:
     def class_name(self, a: int, b: int) -> str:
         return CLASSES[int(self.pair_class(a, b))]
 
-    def classes_of(self, pairs: np.ndarray) -> set:
+    def classes_of(self, pairs: np.ndarray) -> set[str]:
         """The class names of an (k, 2) array of pairs."""
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         return {CLASSES[int(k)] for k in np.unique(self.pair_class(pairs[:, 0], pairs[:, 1]))}
@@ -75,13 +74,13 @@ class Placement:
         _, inverse, counts = np.unique(np.asarray(self.node), return_inverse=True, return_counts=True)
         return counts[inverse]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "hosts": list(self.hosts),
                 "node": np.asarray(self.node).tolist(), "package": np.asarray(self.package).tolist(),
                 "cache": np.asarray(self.cache).tolist(), "bound": np.asarray(self.bound).astype(bool).tolist()}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Placement:
+    def from_dict(cls, data: Mapping[str, Any]) -> Placement:
         try:
             return cls(node=np.asarray(data["node"], dtype=np.int64),
                        package=np.asarray(data["package"], dtype=np.int64),
@@ -89,14 +88,14 @@ class Placement:
                        bound=np.asarray(data["bound"], dtype=bool),
                        hosts=tuple(data.get("hosts", ())), source=str(data.get("source", "")))
         except (KeyError, TypeError, ValueError) as e:
-            raise PlacementError(f"a placement needs node, package, cache and bound lists: {e}") from None
+            raise PredictError(f"a placement needs node, package, cache and bound lists: {e}") from None
 
     @classmethod
     def uniform(cls, nranks: int, klass: str) -> Placement:
         """Every pair of ranks in class `klass` (what Figure 3a's
         "homogeneous network" assumes, with "other node")."""
         if nranks < 1:
-            raise PlacementError(f"a placement needs at least one rank, got {nranks}")
+            raise PredictError(f"a placement needs at least one rank, got {nranks}")
         r = np.arange(nranks, dtype=np.int64)
         zero = np.zeros(nranks, dtype=np.int64)
         if klass == OTHER_NODE:
@@ -109,10 +108,11 @@ class Placement:
             return cls(zero, zero, zero, np.ones(nranks, bool), source="every pair sharing a cache")
         if klass == SAME_NODE:
             return cls(zero, zero, zero, np.zeros(nranks, bool), source="one node, ranks not bound")
-        raise PlacementError(f"unknown placement class {klass!r}: one of {', '.join(CLASSES)}")
+        raise PredictError(f"unknown placement class {klass!r}: one of {', '.join(CLASSES)}")
 
     @classmethod
-    def from_ranks(cls, hosts: Sequence[str], pus: Sequence[Sequence[int]], topology, source: str = "") -> Placement:
+    def from_ranks(cls, hosts: Sequence[str], pus: Sequence[Sequence[int]], topology: Any,
+                   source: str = "") -> Placement:
         """From every rank's host name and bound PUs, with the node's hwloc
         topology (nodes assumed alike, as the comm layers assume)."""
         package_of, cache_of = _groups_of_pus(topology)
@@ -128,7 +128,7 @@ class Placement:
         return cls(node, package, cache, bound, tuple(names), source)
 
     @classmethod
-    def from_job(cls, comm) -> Placement:
+    def from_job(cls, comm: Any) -> Placement:
         """The placement of the ranks of `comm` (collective): host names and
         PU bindings gathered, classes from this node's hwloc topology."""
         import socket
@@ -141,7 +141,7 @@ class Placement:
                               source="the running job (host names, PU bindings, hwloc)")
 
 
-def _groups_of_pus(topology) -> tuple[dict, dict]:
+def _groups_of_pus(topology: Any) -> tuple[dict[int, int], dict[int, int]]:
     """PU -> package index and PU -> last-level data cache index."""
     package_of = {pu: i for i, p in enumerate(topology.packages) for pu in p.pus}
     caches = [c for c in topology.caches if c.kind != "instruction"]

@@ -5,8 +5,16 @@ the allocation strategies compared (Figure 9)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ._errors import PredictError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from ._simulate import Simulation
 
 
 def _grid(values: np.ndarray, m: int, n: int) -> np.ndarray:
@@ -19,13 +27,13 @@ def _grid(values: np.ndarray, m: int, n: int) -> np.ndarray:
 BREAKDOWN_NAMES = ("communication", "idle")
 
 
-def breakdown_figures(simulation, m: int, n: int) -> dict:
+def breakdown_figures(simulation: Simulation, m: int, n: int) -> dict[str, Figure]:
     """{"communication": Figure, "idle": Figure}: per rank, (send + recv)
     and idle as a share of its run time, on the m x n array."""
     from matplotlib.figure import Figure
 
     if simulation.nranks != m * n:
-        raise ValueError(f"the simulation has {simulation.nranks} ranks, the {m}x{n} array {m * n}")
+        raise PredictError(f"the simulation has {simulation.nranks} ranks, the {m}x{n} array {m * n}")
     shares = simulation.fractions()
     panels = dict(zip(BREAKDOWN_NAMES, (shares["send"] + shares["recv"], shares["idle"])))
     out = {}
@@ -42,7 +50,7 @@ def breakdown_figures(simulation, m: int, n: int) -> dict:
     return out
 
 
-def allocation_figure(counts: Sequence[int], improvement: Mapping[str, Sequence[float]]):
+def allocation_figure(counts: Sequence[int], improvement: Mapping[str, Sequence[float]]) -> Figure:
     """Figure 9's shape: per strategy, the relative improvement over round
     robin (a fraction) against the core count."""
     from matplotlib.figure import Figure

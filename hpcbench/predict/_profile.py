@@ -40,20 +40,19 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, NoReturn
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._classes import CLASSES, ClassError, class_of_layer
+from ._classes import CLASSES, class_of_layer
+from ._errors import PredictError, ProfileError
 
 PROFILE_FORMAT = "hpcbench-network-profile"
 
 #: The largest profile table read (bytes): Table 3 is 1 KiB, a measured
 #: profile with overheads at a hundred sizes a few KiB.
 PROFILE_LIMIT = 4 << 20
-
-
-class ProfileError(ValueError):
-    """A profile that cannot be built or used; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class OverheadTable:
             value.flags.writeable = False
             object.__setattr__(self, name, value)
 
-    def at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def at(self, x: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(o_s, o_r, g) at x bytes (a number or an array)."""
         x = np.asarray(x, dtype=float)
         return self._one(x, self.send), self._one(x, self.recv), self._one(x, self.gap)
@@ -115,7 +114,7 @@ class OverheadTable:
         if sizes.size > 1:
             slope[1:] = np.maximum(np.diff(values) / np.diff(sizes), 0.0)
             slope[0] = slope[1]
-        return np.maximum(values[k] + np.maximum(x - sizes[k], 0.0) * slope[k], 0.0)
+        return np.asarray(np.maximum(values[k] + np.maximum(x - sizes[k], 0.0) * slope[k], 0.0))
 
 
 @dataclass(frozen=True)
@@ -165,14 +164,14 @@ class NetworkProfile:
         k = int(np.searchsorted([r.first for r in regions], x, side="right")) - 1
         return regions[max(k, 0)]
 
-    def t_send(self, x, cls: str):
+    def t_send(self, x: ArrayLike, cls: str) -> Any:
         """Seconds the sender spends on x bytes to a rank of class `cls`
         (x a number or an array); never below zero (a fitted latency may be
         slightly negative)."""
         lat, inv_bw = self._coefficients(x, cls)
         return np.maximum(np.asarray(x, dtype=float) * inv_bw + lat, 0.0)[()]
 
-    def t_recv(self, x, cls: str):
+    def t_recv(self, x: ArrayLike, cls: str) -> Any:
         """Seconds the receiver spends on x bytes from a rank of class `cls`."""
         _, inv_bw = self._coefficients(x, cls)
         return (np.asarray(x, dtype=float) * inv_bw)[()]
@@ -238,7 +237,7 @@ class NetworkProfile:
 
     # -- building ------------------------------------------------------
     @classmethod
-    def from_table(cls, table: Mapping | str) -> NetworkProfile:
+    def from_table(cls, table: Mapping[str, Any] | str) -> NetworkProfile:
         """From a table: a path to JSON or the parsed mapping
         {"format": "hpcbench-network-profile", "classes": {"same cache":
         [{"from_bytes": 0, "latency_us": 0.655, "bandwidth_GBps": 2.70}],
@@ -258,7 +257,7 @@ class NetworkProfile:
         return cls._from_plain(table, _printable(source))
 
     @classmethod
-    def _from_plain(cls, table, source: str) -> NetworkProfile:
+    def _from_plain(cls, table: Any, source: str) -> NetworkProfile:
         where = f"profile {source}"
         if not isinstance(table, Mapping) or not isinstance(table.get("classes"), Mapping):
             raise ProfileError(f"{where}: a profile table is an object with \"classes\": {{class: [regions]}}")
@@ -288,11 +287,11 @@ class NetworkProfile:
         parsed = {name: _overhead_table(o, f"{where}: overheads[{_key(name)}]") for name, o in overheads.items()}
         try:
             return cls(classes, source, parsed)
-        except (ClassError, ProfileError) as e:
+        except PredictError as e:
             raise ProfileError(f"{where}: {e}") from None
 
     @classmethod
-    def from_results(cls, results) -> NetworkProfile:
+    def from_results(cls, results: Any) -> NetworkProfile:
         """From a comm results file (path or hpcbench.Results): the regional
         fit of every comm layer, by class (see the module docstring)."""
         from .._results import Results, load
@@ -303,11 +302,11 @@ class NetworkProfile:
         if not layers:
             raise ProfileError(f"{where} has no comm layers to build a network profile from: "
                                "run `mpiexec -n N python -m hpcbench run comm` (N >= 2) first")
-        best: dict[str, tuple[int, list, OverheadTable | None]] = {}
+        best: dict[str, tuple[int, list[Region], OverheadTable | None]] = {}
         for layer in layers:
             try:
                 klass = class_of_layer(layer.name)
-            except ClassError:
+            except PredictError:
                 continue
             regions = [Region(int(r.first), float(r.latency), 1.0 / float(r.seconds_per_byte))
                        for r in layer.regions if r.seconds_per_byte and r.seconds_per_byte > 0]
@@ -321,7 +320,7 @@ class NetworkProfile:
         return cls({k: v for k, (_, v, _) in best.items()}, where,
                    {k: o for k, (_, _, o) in best.items() if o is not None})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The table form (from_table reads it back)."""
         return {"format": PROFILE_FORMAT, "source": self.source,
                 "classes": {c: [{"from_bytes": r.first, "latency_us": r.latency * 1e6,
@@ -339,14 +338,14 @@ class NetworkProfile:
     def _regions(self, cls: str) -> tuple[Region, ...]:
         try:
             key = class_of_layer(cls)
-        except ClassError as e:
+        except PredictError as e:
             raise ProfileError(str(e)) from None
         if key not in self.classes:
             raise ProfileError(f"the network profile ({self.source or 'code'}) has no {key!r} class, which the "
                                f"placement needs (it has: {', '.join(self.classes)})")
         return self.classes[key]
 
-    def _coefficients(self, x, cls: str) -> tuple[np.ndarray, np.ndarray]:
+    def _coefficients(self, x: ArrayLike, cls: str) -> tuple[np.ndarray, np.ndarray]:
         regions = self._regions(cls)
         firsts = np.array([r.first for r in regions], dtype=float)
         k = np.maximum(np.searchsorted(firsts, np.asarray(x, dtype=float), side="right") - 1, 0)
@@ -357,7 +356,7 @@ class NetworkProfile:
 
 # ------------------------------------------------------------ reading a table
 
-def _read_table(name: str):
+def _read_table(name: str) -> Any:
     """The parsed JSON of the profile table `name` (a path or example:NAME)."""
     from .. import examples
     from .._files import read_file
@@ -376,7 +375,7 @@ def _read_table(name: str):
         raise ProfileError(f"the profile {_printable(name)} is not JSON: {e}") from None
 
 
-def _no_constant(word: str):
+def _no_constant(word: str) -> NoReturn:
     raise ValueError(f"{word} is not a number JSON allows (a profile's values are finite)")
 
 
@@ -385,12 +384,12 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
-def _key(name) -> str:
+def _key(name: Any) -> str:
     """A class name as the field path writes it: "off-node", escaped."""
     return json.dumps(str(name))
 
 
-def _shown(value) -> str:
+def _shown(value: Any) -> str:
     """A JSON value as the file wrote it (true, "abc", -1), cut short."""
     try:
         text = json.dumps(value)
@@ -399,7 +398,7 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _number(value, field: str, rule: str) -> float:
+def _number(value: Any, field: str, rule: str) -> float:
     """`value` as a finite float obeying `rule` (">= 0" or "> 0"); a bool is not a number."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     if ok:
@@ -410,7 +409,7 @@ def _number(value, field: str, rule: str) -> float:
     return number
 
 
-def _count(value, field: str) -> int:
+def _count(value: Any, field: str) -> int:
     """`value` as a whole number of bytes in 0..2**53 (2048.0 is 2048)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
             math.isfinite(value) and value == int(value) and 0 <= value <= 2 ** 53):
@@ -418,7 +417,7 @@ def _count(value, field: str) -> int:
     return int(value)
 
 
-def _overhead_table(o, field: str) -> OverheadTable:
+def _overhead_table(o: Any, field: str) -> OverheadTable:
     keys = ("sizes", "send_us", "recv_us", "gap_us")
     if not isinstance(o, Mapping):
         raise ProfileError(f"{field} must be an object with {', '.join(keys)}, got {_shown(o)}")

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from ._errors import PredictError
 
 #: Event kinds.
 COMPUTE, SEND, RECV = 0, 1, 2
 KIND_NAMES = {"compute": COMPUTE, "send": SEND, "recv": RECV}
-
-
-class ProgramError(ValueError):
-    """A program that cannot run; the message is one line."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,10 +49,10 @@ class Program:
         """The rank of every event (int64, one per event)."""
         return np.repeat(np.arange(self.nranks, dtype=np.int64), np.diff(self.offsets))
 
-    def events_of(self, rank: int) -> list[tuple]:
+    def events_of(self, rank: int) -> list[tuple[Any, ...]]:
         """Rank `rank`'s events as tuples: ("compute", seconds),
         ("send", peer, bytes), ("recv", peer, bytes)."""
-        out: list[tuple] = []
+        out: list[tuple[Any, ...]] = []
         for i in range(int(self.offsets[rank]), int(self.offsets[rank + 1])):
             k = int(self.kind[i])
             out.append(("compute", float(self.value[i])) if k == COMPUTE else
@@ -68,11 +67,11 @@ class Program:
         sort by rank keeps each rank's order). Checked (see `check`)."""
         rank = np.asarray(rank, dtype=np.int64)
         if not (rank.shape == np.shape(kind) == np.shape(peer) == np.shape(value)) or rank.ndim != 1:
-            raise ProgramError("rank, kind, peer and value must be one-dimensional arrays of one length")
+            raise PredictError("rank, kind, peer and value must be one-dimensional arrays of one length")
         if nranks < 1:
-            raise ProgramError(f"a program needs at least one rank, got {nranks}")
+            raise PredictError(f"a program needs at least one rank, got {nranks}")
         if rank.size and (rank.min() < 0 or rank.max() >= nranks):
-            raise ProgramError(f"event ranks must be in 0..{nranks - 1}")
+            raise PredictError(f"event ranks must be in 0..{nranks - 1}")
         order = np.argsort(rank, kind="stable")
         counts = np.bincount(rank, minlength=nranks)
         offsets = np.zeros(nranks + 1, dtype=np.int64)
@@ -83,7 +82,7 @@ class Program:
         return program
 
     @classmethod
-    def from_lists(cls, ranks: Sequence[Sequence[tuple]]) -> Program:
+    def from_lists(cls, ranks: Sequence[Sequence[tuple[Any, ...]]]) -> Program:
         """A program from one list per rank of ("compute", seconds),
         ("send", peer, bytes) and ("recv", peer, bytes)."""
         rows = []
@@ -91,7 +90,7 @@ class Program:
             for e in events:
                 name = e[0] if e else None
                 if name not in KIND_NAMES or len(e) != (2 if name == "compute" else 3):
-                    raise ProgramError(f"rank {r}: an event is ('compute', seconds), ('send', peer, bytes) or "
+                    raise PredictError(f"rank {r}: an event is ('compute', seconds), ('send', peer, bytes) or "
                                        f"('recv', peer, bytes), got {e!r}")
                 if name == "compute":
                     rows.append((r, COMPUTE, -1, e[1]))
@@ -102,31 +101,31 @@ class Program:
                                table[:, 2].astype(np.int64), table[:, 3], len(ranks))
 
     def check(self) -> None:
-        """Raise ProgramError (one line) unless every event is well formed
+        """Raise PredictError (one line) unless every event is well formed
         and every receive has its send: each ordered pair of ranks has as
         many sends as receives (matching is in order, pair by pair)."""
         n = self.nranks
         comm = self.kind != COMPUTE
         if np.any(self.kind > RECV):
-            raise ProgramError("event kinds must be compute, send or recv")
+            raise PredictError("event kinds must be compute, send or recv")
         if not np.all(np.isfinite(self.value)) or np.any(self.value < 0):
-            raise ProgramError("compute times and message sizes must be finite and not negative")
+            raise PredictError("compute times and message sizes must be finite and not negative")
         owner = self.rank_of_events()
         peers = self.peer[comm]
         if peers.size and (peers.min() < 0 or peers.max() >= n):
             bad = int(np.flatnonzero(comm)[np.argmax((peers < 0) | (peers >= n))])
-            raise ProgramError(f"rank {owner[bad]} names rank {self.peer[bad]}, which is not in 0..{n - 1}")
+            raise PredictError(f"rank {owner[bad]} names rank {self.peer[bad]}, which is not in 0..{n - 1}")
         if np.any(peers == owner[comm]):
             bad = int(np.flatnonzero(comm & (self.peer == owner))[0])
             event = bad - int(self.offsets[owner[bad]])
-            raise ProgramError(f"rank {owner[bad]} sends to or receives from itself (its event {event})")
+            raise PredictError(f"rank {owner[bad]} sends to or receives from itself (its event {event})")
         send, recv = self.kind == SEND, self.kind == RECV
         diff = _unmatched(owner[send] * n + self.peer[send], self.peer[recv] * n + owner[recv])
         if diff is not None:
             src, dst = divmod(diff, n)
             s = int(np.sum((owner[send] == src) & (self.peer[send] == dst)))
             r = int(np.sum((owner[recv] == dst) & (self.peer[recv] == src)))
-            raise ProgramError(f"rank {src} sends {s} message(s) to rank {dst}, which receives {r} from it: every "
+            raise PredictError(f"rank {src} sends {s} message(s) to rank {dst}, which receives {r} from it: every "
                                "receive needs its send")
 
 

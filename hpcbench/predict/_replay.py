@@ -37,12 +37,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._program import COMPUTE, RECV, SEND, Program, ProgramError
-
-
-class Deadlock(ProgramError):
-    """The program cannot finish: some ranks wait for each other."""
+from ._errors import Deadlock, PredictError
+from ._program import COMPUTE, RECV, SEND, Program
 
 
 @dataclass(frozen=True)
@@ -78,13 +76,20 @@ def replay(program: Program, duration: np.ndarray, sends: str = "blocking", wire
     cannot finish."""
     duration = _per_event(program, duration, "duration")
     if sends not in SEND_MODES:
-        raise ProgramError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
+        raise PredictError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
     if sends == "eager":
         zeros = np.zeros(program.nevents)
         return _replay_eager(program, duration, zeros if wire is None else _per_event(program, wire, "wire"),
                              zeros if flight is None else _per_event(program, flight, "flight"))
     if wire is not None or flight is not None:
-        raise ProgramError("wire and flight times are for eager sends (a blocking transfer has no link queue)")
+        raise PredictError("wire and flight times are for eager sends (a blocking transfer has no link queue)")
+    return _replay_blocking(program, duration)
+
+
+def _replay_blocking(program: Program, duration: np.ndarray) -> Replay:
+    """WARPP's replay: rounds of every rank's compute events up to its
+    next send or receive, then every send whose receiver has reached the
+    matching receive (the module docstring)."""
     n = program.nranks
     # One sentinel event past the end: a finished rank points at it.
     done = program.nevents
@@ -130,16 +135,16 @@ def replay(program: Program, duration: np.ndarray, sends: str = "blocking", wire
         if not moved:
             waiting = ranks[pc != done]
             if waiting.size:
-                raise Deadlock(_deadlock_words(program, pc, waiting))
+                raise Deadlock(_deadlock_words(program, pc, waiting), tuple(int(r) for r in waiting))
             return Replay(finish=t, compute=compute, send=send, recv=recv, idle=idle, rounds=rounds)
 
 
-def _per_event(program: Program, values, name: str) -> np.ndarray:
+def _per_event(program: Program, values: ArrayLike, name: str) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     if values.shape != program.kind.shape:
-        raise ProgramError(f"one {name} per event is needed, got {values.size} for {program.nevents}")
+        raise PredictError(f"one {name} per event is needed, got {values.size} for {program.nevents}")
     if not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise ProgramError(f"event {name}s must be finite and not negative")
+        raise PredictError(f"event {name}s must be finite and not negative")
     return values
 
 
@@ -179,7 +184,7 @@ def _replay_eager(program: Program, duration: np.ndarray, wire: np.ndarray, flig
         # A receive waits for its message; compute and send never wait.
         go = (k != RECV) | (ready >= 0)
         if not go.any():
-            raise Deadlock(_deadlock_words(program, pc, live))
+            raise Deadlock(_deadlock_words(program, pc, live), tuple(int(r) for r in live))
         at, e, k, ready = live[go], e[go], k[go], ready[go]
         d = dur[e]
         now = t[at]

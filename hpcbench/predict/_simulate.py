@@ -23,21 +23,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._bounds import Cost, check_cost, program_cost
 from ._classes import CLASSES
-from ._placement import Placement, PlacementError
+from ._errors import PredictError
+from ._placement import Placement
 from ._profile import MessageCosts, NetworkProfile
 from ._program import COMPUTE, SEND, Program
 from ._replay import SEND_MODES, replay
 
-__all__ = ["Simulation", "SimulationError", "event_durations", "message_timing", "simulate"]
-
-
-class SimulationError(ValueError):
-    """A simulation that cannot be set up; the message is one line."""
+__all__ = ["Simulation", "event_durations", "message_timing", "simulate"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +62,7 @@ class Simulation:
         span = np.where(self.finish > 0, self.finish, 1.0)
         return {name: getattr(self, name) / span for name in ("compute", "send", "recv", "idle")}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain data for a results file (seconds; lists per rank)."""
         return {"total_s": self.total, "nranks": self.nranks, "core_speed": self.core_speed,
                 "sends": self.sends, "profile": self.profile_source,
@@ -81,7 +79,7 @@ def simulate(program: Program, profile: NetworkProfile, placement: Placement, co
     does not fit the program, the profile lacks a class the placement
     needs, or the speed is not a positive finite number."""
     if sends not in SEND_MODES:
-        raise SimulationError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
+        raise PredictError(f"sends must be one of {', '.join(SEND_MODES)}, got {sends!r}")
     busiest = int(np.diff(program.offsets).max(initial=0))
     check_cost(program_cost(program.nevents, program.nranks, busiest, sends), _what(program),
                "simulate fewer ranks or fewer events, or use the analytical model (wavefront())")
@@ -126,14 +124,15 @@ def _what(program: Program) -> str:
     return f"simulating this program ({program.nranks:,} ranks, {program.nevents:,} events)"
 
 
-def _priced(program: Program, profile: NetworkProfile, placement: Placement, core_speed: float, split: bool):
+def _priced(program: Program, profile: NetworkProfile, placement: Placement, core_speed: float,
+            split: bool) -> tuple[np.ndarray, np.ndarray, MessageCosts, np.ndarray]:
     """Compute durations, the positions of the messages' events, their
     costs (MessageCosts over those events; Hammond's unless `split`) and
     which of them are sends."""
     if not (isinstance(core_speed, (int, float)) and math.isfinite(core_speed) and core_speed > 0):
-        raise SimulationError(f"core_speed must be a finite number > 0 (1.0: as measured), got {core_speed!r}")
+        raise PredictError(f"core_speed must be a finite number > 0 (1.0: as measured), got {core_speed!r}")
     if placement.nranks != program.nranks:
-        raise PlacementError(f"the placement has {placement.nranks} ranks, the program {program.nranks}")
+        raise PredictError(f"the placement has {placement.nranks} ranks, the program {program.nranks}")
     # The prices of every event: durations, the messages' indexes, owners,
     # classes and costs (about 64 bytes an event; _bounds.py).
     check_cost(Cost(bytes=64 * program.nevents, seconds=0.0, events=program.nevents), _what(program),

@@ -21,12 +21,14 @@ shape), never a Python loop per event.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from ._bounds import build_cost, check_cost, model_cost, simulation_cost, size_words
-from ._params import SWEEP_ORDER, ParameterError, WavefrontParams
+from ._errors import PredictError
+from ._params import SWEEP_ORDER, WavefrontParams
 from ._program import COMPUTE, RECV, SEND, Program
 
 __all__ = ["wavefront_program"]
@@ -37,7 +39,7 @@ def wavefront_program(params: WavefrontParams, iterations: int = 1) -> Program:
     described by `params` (compute values in seconds, message values in
     bytes); see the module docstring for the order."""
     if int(iterations) != iterations or iterations < 1:
-        raise ParameterError(f"iterations must be a positive whole number, got {iterations}")
+        raise PredictError(f"iterations must be a positive whole number, got {iterations}")
     p = params
     # Sized before a byte is allocated: a million ranks must be a clear
     # refusal, not MemoryError after minutes (_bounds.py). The time is the
@@ -49,35 +51,32 @@ def wavefront_program(params: WavefrontParams, iterations: int = 1) -> Program:
                f"simulate fewer ranks or fewer tiles (Nz/H_tile), or use the analytical model (wavefront(), needing "
                f"about {size_words(model_cost(p.nranks).bytes)})")
     cells = p.h_tile * p.cells_x * p.cells_y
-    return build_wavefront(p.m, p.n, p.tiles, w=p.wg * cells, w_pre=p.wg_pre * cells,
-                           message_ew=p.message_ew, message_ns=p.message_ns,
+    return build_wavefront(p.m, p.n, p.tiles, p.wg * cells, w_pre=p.wg_pre * cells,
+                           message_ew=float(p.message_ew), message_ns=float(p.message_ns),
                            t_nonwavefront=p.t_nonwavefront, iterations=int(iterations),
                            sweeps=SWEEP_ORDER[:p.n_sweeps] if p.n_sweeps <= len(SWEEP_ORDER) else None)
 
 
-def build_wavefront(m: int, n: int, tiles: int, w: float, w_pre: float = 0.0, message_ew: float = 0.0,
-                    message_ns: float = 0.0, t_nonwavefront: float = 0.0, iterations: int = 1,
-                    sweeps=SWEEP_ORDER) -> Program:
+#: What build_wavefront takes per tile besides W (seconds, bytes; 0 if not given).
+PER_TILE = ("w_pre", "message_ew", "message_ns", "t_nonwavefront")
+
+
+def build_wavefront(m: int, n: int, tiles: int, w: float, *, iterations: int = 1,
+                    sweeps: Sequence[tuple[bool, bool, bool]] | None = SWEEP_ORDER, **per_tile: float) -> Program:
     """The same program from the per-tile quantities themselves (seconds and
     bytes): what a grid that the process array does not divide evenly
-    needs, with the mean Nx/n and Ny/m as Table 2 takes them."""
+    needs, with the mean Nx/n and Ny/m as Table 2 takes them. `per_tile`
+    holds any of PER_TILE by name: w_pre (seconds), message_ew and
+    message_ns (bytes of a face), t_nonwavefront (seconds per iteration)."""
     if sweeps is None:
-        raise ParameterError(f"the simulated program knows the {len(SWEEP_ORDER)} sweeps of SWEEP_ORDER, "
-                             "not more")
+        raise PredictError(f"the simulated program knows the {len(SWEEP_ORDER)} sweeps of SWEEP_ORDER, "
+                           "not more")
+    unknown = sorted(set(per_tile) - set(PER_TILE))
+    if unknown:
+        raise PredictError(f"build_wavefront takes {', '.join(PER_TILE)} per tile, not {', '.join(unknown)}")
+    w_pre, message_ew, message_ns, t_nonwavefront = (float(per_tile.get(key, 0.0)) for key in PER_TILE)
     nranks = m * n
-    i = np.tile(np.arange(n), m)         # column of every rank (rank = j * n + i)
-    j = np.repeat(np.arange(m), n)       # row
-    rank = np.arange(nranks, dtype=np.int64)
-    # Per sweep and rank: which neighbours exist upstream/downstream in x and y.
-    shapes = []
-    for east, north, _ in sweeps:
-        dx = -1 if east else 1           # a sweep from the east moves west
-        dy = -1 if north else 1
-        ux, uy = i - dx, j - dy          # upstream neighbour's column / row
-        vx, vy = i + dx, j + dy          # downstream
-        has = np.stack([(ux >= 0) & (ux < n), (uy >= 0) & (uy < m), (vx >= 0) & (vx < n), (vy >= 0) & (vy < m)])
-        peers = np.stack([rank - dx, rank - dy * n, rank + dx, rank + dy * n])
-        shapes.append((has, peers))
+    shapes = _shapes(m, n, sweeps)
     pre = w_pre > 0
     tail = t_nonwavefront > 0
     # Events per rank per sweep: one template of L events per tile.
@@ -114,6 +113,24 @@ def build_wavefront(m: int, n: int, tiles: int, w: float, w_pre: float = 0.0, me
     program = Program(offsets=offsets, kind=kind, peer=peer, value=value)
     program.check()
     return program
+
+
+def _shapes(m: int, n: int, sweeps: Sequence[tuple[bool, bool, bool]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per sweep: which neighbours each rank has (upstream x, upstream y,
+    downstream x, downstream y: a (4, ranks) array of bools) and their ranks."""
+    i = np.tile(np.arange(n), m)         # column of every rank (rank = j * n + i)
+    j = np.repeat(np.arange(m), n)       # row
+    rank = np.arange(m * n, dtype=np.int64)
+    shapes = []
+    for east, north, _ in sweeps:
+        dx = -1 if east else 1           # a sweep from the east moves west
+        dy = -1 if north else 1
+        ux, uy = i - dx, j - dy          # upstream neighbour's column / row
+        vx, vy = i + dx, j + dy          # downstream
+        has = np.stack([(ux >= 0) & (ux < n), (uy >= 0) & (uy < m), (vx >= 0) & (vx < n), (vy >= 0) & (vy < m)])
+        peers = np.stack([rank - dx, rank - dy * n, rank + dx, rank + dy * n])
+        shapes.append((has, peers))
+    return shapes
 
 
 def _template(has: np.ndarray, peers: np.ndarray, w: float, w_pre: float, message_ew: float,

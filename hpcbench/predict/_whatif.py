@@ -27,21 +27,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._allocate import Machine
-from ._classes import OTHER_NODE, ClassError, class_of_layer
+from ._classes import OTHER_NODE, class_of_layer
+from ._errors import PredictError
 from ._profile import NetworkProfile, Region
 
-__all__ = ["KEYS", "Projection", "WhatIf", "WhatIfError", "machine_for", "parse_what_if"]
+__all__ = ["KEYS", "Projection", "WhatIf", "machine_for", "parse_what_if"]
 
 #: What a what-if can change.
 KEYS = ("latency", "bandwidth", "core-speed", "cores-per-node", "contention")
 #: Table 5's contention: (first byte, latency factor, bandwidth factor) of each size range.
 TABLE5 = ((0, 1.0, 1.0), (2048, 1.1, 0.9), (4096, 1.2, 0.8))
-
-
-class WhatIfError(ValueError):
-    """A what-if that cannot be read or applied; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -97,40 +95,40 @@ class WhatIf:
 
 def parse_what_if(text: str) -> WhatIf:
     """A WhatIf from KEY=CHANGE items (see the module docstring)."""
-    values: dict = {"latency_of": [], "bandwidth_of": []}
+    values: dict[str, Any] = {"latency_of": [], "bandwidth_of": []}
     items = [t.strip() for t in str(text).split(",")]
     if items == [""]:
         return WhatIf()
     for item in items:
         key, eq, change = (s.strip() for s in item.partition("="))
         if not eq or not key or not change:
-            raise WhatIfError(f"a what-if item is KEY=CHANGE (e.g. latency=+25%), got {item!r}")
+            raise PredictError(f"a what-if item is KEY=CHANGE (e.g. latency=+25%), got {item!r}")
         name, _, qualifier = key.partition(".")
         if name not in KEYS:
-            raise WhatIfError(f"unknown what-if key {name!r}: one of {', '.join(KEYS)}")
+            raise PredictError(f"unknown what-if key {name!r}: one of {', '.join(KEYS)}")
         if qualifier and name not in ("latency", "bandwidth"):
-            raise WhatIfError(f"only latency and bandwidth take a class (latency.CLASS=...), got {key!r}")
+            raise PredictError(f"only latency and bandwidth take a class (latency.CLASS=...), got {key!r}")
         if name == "contention":
             if change not in ("table5", "none"):
-                raise WhatIfError(f"contention is table5 or none, got {change!r}")
+                raise PredictError(f"contention is table5 or none, got {change!r}")
             values["contention"] = change
             continue
         factor = _factor(change, item)
         if name == "cores-per-node":
             if not (factor >= 1 and factor == int(factor)) or not change.startswith("x"):
-                raise WhatIfError(f"cores-per-node takes xK with K a whole number >= 1 (x2: dual to quad core), "
-                                  f"got {change!r}")
+                raise PredictError(f"cores-per-node takes xK with K a whole number >= 1 (x2: dual to quad core), "
+                                   f"got {change!r}")
             values["cores_per_node"] = int(factor)
             continue
         if name == "latency" and factor < 0:
-            raise WhatIfError(f"{item!r} makes the latency negative")
+            raise PredictError(f"{item!r} makes the latency negative")
         if name in ("bandwidth", "core-speed") and factor <= 0:
-            raise WhatIfError(f"{item!r} makes the {name.replace('-', ' ')} <= 0")
+            raise PredictError(f"{item!r} makes the {name.replace('-', ' ')} <= 0")
         if qualifier:
             try:
                 cls = class_of_layer(qualifier)
-            except ClassError as e:
-                raise WhatIfError(str(e)) from None
+            except PredictError as e:
+                raise PredictError(str(e)) from None
             values[f"{name}_of"].append((cls, factor))
         else:
             values[name.replace("-", "_")] = factor
@@ -156,7 +154,7 @@ def degrade_off_node(profile: NetworkProfile) -> NetworkProfile:
     projection (TABLE5; the module docstring)."""
     regions = profile.classes.get(OTHER_NODE)
     if regions is None:
-        raise WhatIfError(f"contention=table5 degrades the {OTHER_NODE!r} class, which the profile lacks")
+        raise PredictError(f"contention=table5 degrades the {OTHER_NODE!r} class, which the profile lacks")
     firsts = sorted({r.first for r in regions} | {f for f, _, _ in TABLE5})
     out = []
     for first in firsts:
@@ -178,7 +176,7 @@ def _factor(change: str, item: str) -> float:
         else:
             raise ValueError
     except ValueError:
-        raise WhatIfError(f"a change is +P% or -P% (percent) or xF (a factor), got {item!r}") from None
+        raise PredictError(f"a change is +P% or -P% (percent) or xF (a factor), got {item!r}") from None
     if not math.isfinite(value):
-        raise WhatIfError(f"a change must be finite, got {item!r}")
+        raise PredictError(f"a change must be finite, got {item!r}")
     return value

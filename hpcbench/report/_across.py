@@ -10,7 +10,7 @@ import statistics
 from collections import defaultdict
 
 from .._headline import format_value
-from ._html import esc, rows, tag
+from ._html import Row, esc, rows, tag
 from ._view import RecordView, benchmark_of
 
 #: Figures drawn per benchmark at most: the first record's and the most unusual ones'.
@@ -19,27 +19,28 @@ MAX_FIGURES = 4
 SPREAD = 0.10
 
 
-def groups(views: list) -> dict:
+def groups(views: list[RecordView]) -> dict[str, list[RecordView]]:
     """Benchmark name -> its ok records' views (of benchmarks this version knows), in file order."""
-    out: dict = defaultdict(list)
+    out: dict[str, list[RecordView]] = defaultdict(list)
     for v in views:
         if benchmark_of(v.record) is not None:
             out[v.name].append(v)
     return out
 
 
-def _values(view: RecordView) -> dict:
+def _values(view: RecordView) -> dict[str, float]:
     """label -> value of the view's finite headline numbers (the first of a repeated label)."""
-    out: dict = {}
+    out: dict[str, float] = {}
     for h in view.headlines:
-        if getattr(h, "value", None) is not None and h.label not in out:
-            out[h.label] = h.value
+        value = getattr(h, "value", None)
+        if value is not None and h.label not in out:
+            out[h.label] = value
     return out
 
 
-def medians(group: list) -> dict:
+def medians(group: list[RecordView]) -> dict[str, float]:
     """label -> median over the group's records that have it."""
-    columns: dict = defaultdict(list)
+    columns: dict[str, list[float]] = defaultdict(list)
     for v in group:
         for label, value in _values(v).items():
             columns[label].append(value)
@@ -53,12 +54,12 @@ def deviation(value: float, median: float) -> float:
     return abs(value / median - 1)
 
 
-def unusual(view: RecordView, middle: dict) -> float:
+def unusual(view: RecordView, middle: dict[str, float]) -> float:
     """How far the record's most outlying headline is from the median (relative)."""
     return max((deviation(value, middle[label]) for label, value in _values(view).items()), default=0.0)
 
 
-def choose_figures(views: list) -> dict:
+def choose_figures(views: list[RecordView]) -> dict[int, str]:
     """id(view) -> why its figure is not drawn, for the records left out:
     beyond MAX_FIGURES records of one benchmark, the first record, those
     with disagreements, then the most unusual ones are drawn."""
@@ -79,17 +80,18 @@ def choose_figures(views: list) -> dict:
     return left_out
 
 
-def across_html(name: str, group: list, anchor: str) -> str:
+def across_html(name: str, group: list[RecordView], anchor: str) -> str:
     """The section comparing one benchmark's records across nodes: a row per
     record with its headline numbers, the median row first, outliers marked."""
     middle = medians(group)
-    units: dict = {}
+    units: dict[str, str] = {}
     for v in group:
         for h in v.headlines:
             units.setdefault(h.label, h.unit)
     labels = [label for label in middle if sum(label in _values(v) for v in group) * 2 >= len(group)]
     header = ["node", *(esc(label) for label in labels), "findings"]
-    cells: list = [([tag("strong", "median"), *(esc(format_value(middle[k], units[k])) for k in labels), ""], None)]
+    median_row = [tag("strong", "median"), *(esc(format_value(middle[k], units[k])) for k in labels), ""]
+    cells: list[Row] = [(median_row, None)]
     outliers = 0
     for v in group:
         values = _values(v)

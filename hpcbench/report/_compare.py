@@ -12,9 +12,9 @@ from collections import defaultdict, deque
 
 from .._headline import Headline, ratio
 from .._results import Results
-from ._html import esc, rows, tag
+from ._html import Row, esc, rows, tag
 from ._machine import context_rows
-from ._page import hosts_text, not_shown_html, page, views
+from ._page import Views, hosts_text, not_shown_html, page, views
 from ._section import badge, body_html, findings_counts, meta_line
 from ._view import RecordView
 
@@ -22,18 +22,18 @@ from ._view import RecordView
 NOTABLE = 0.05
 
 
-def pair_views(a: list, b: list) -> list:
+def pair_views(a: list[RecordView], b: list[RecordView]) -> list[tuple[RecordView | None, RecordView | None]]:
     """[(view of A or None, view of B or None)] in A's order: first every
     record with its namesake on the same node, then the rest with the next
     unpaired record of the same name, then what is left of B. Linear: B is
     indexed by (name, node) and by name once, each index consumed in B's order."""
-    by_key: dict = defaultdict(deque)
-    by_name: dict = defaultdict(deque)
+    by_key: dict[tuple[str, str], deque[int]] = defaultdict(deque)
+    by_name: dict[str, deque[int]] = defaultdict(deque)
     for j, vb in enumerate(b):
         by_key[vb.name, vb.node].append(j)
         by_name[vb.name].append(j)
     used = [False] * len(b)
-    match: dict = {}
+    match: dict[int, int] = {}
     for i, va in enumerate(a):
         queue = by_key.get((va.name, va.node))
         if queue:
@@ -48,13 +48,14 @@ def pair_views(a: list, b: list) -> list:
         if queue:
             match[i] = j = queue.popleft()
             used[j] = True
-    return [(va, b[match[i]] if i in match else None) for i, va in enumerate(a)] + \
-        [(None, vb) for j, vb in enumerate(b) if not used[j]]
+    pairs: list[tuple[RecordView | None, RecordView | None]] = [
+        (va, b[match[i]] if i in match else None) for i, va in enumerate(a)]
+    return pairs + [(None, vb) for j, vb in enumerate(b) if not used[j]]
 
 
-def _by_label(headlines: list) -> dict:
+def _by_label(headlines: list[Headline]) -> dict[str, Headline]:
     """label -> Headline; a label repeated in one record gets ' (2)', ' (3)' ..."""
-    out: dict = {}
+    out: dict[str, Headline] = {}
     for h in headlines:
         if not isinstance(h, Headline):
             continue
@@ -66,7 +67,7 @@ def _by_label(headlines: list) -> dict:
     return out
 
 
-def verdict(a: Headline | None, b: Headline | None) -> tuple:
+def verdict(a: Headline | None, b: Headline | None) -> tuple[str, str, bool]:
     """(ratio text, verdict HTML, notable) of B against A."""
     r = ratio(a, b)
     if r is None:
@@ -83,11 +84,12 @@ def verdict(a: Headline | None, b: Headline | None) -> tuple:
     return text, tag("span", f"B {'larger' if r > 1 else 'smaller'} by {change}"), True
 
 
-def headline_table(va: RecordView | None, vb: RecordView | None) -> tuple:
+def headline_table(va: RecordView | None, vb: RecordView | None) -> tuple[str, int]:
     """(the table of every headline number of A and B with B / A, number of notable changes)."""
     ha, hb = _by_label(va.headlines if va else []), _by_label(vb.headlines if vb else [])
     labels = list(ha) + [k for k in hb if k not in ha]
-    cells, notable = [], 0
+    cells: list[Row] = []
+    notable = 0
     for label in labels:
         a, b = ha.get(label), hb.get(label)
         text, word, changed = verdict(a, b)
@@ -106,7 +108,7 @@ def _side(view: RecordView | None, label: str, other: str, note: str | None) -> 
     return tag("div", tag("h4", f"{esc(label)} {badge(view.status)}") + meta_line(view) + body_html(view, note))
 
 
-def _labels(a: Results, b: Results) -> tuple:
+def _labels(a: Results, b: Results) -> tuple[str, str]:
     """Short names of the two files (their base names, or paths where those are equal)."""
     pa, pb = a.path or "A", b.path or "B"
     if os.path.basename(pa) != os.path.basename(pb):
@@ -118,19 +120,22 @@ def context_comparison(a: Results, b: Results) -> str:
     """Machine context of both files, rows that differ marked."""
     ca, cb = dict(context_rows(a.context)), dict(context_rows(b.context))
     keys = list(ca) + [k for k in cb if k not in ca]
-    cells = [([esc(k), esc(ca.get(k, "-")), esc(cb.get(k, "-"))], "differs" if ca.get(k) != cb.get(k) else None)
+    cells: list[Row] = [([esc(k), esc(ca.get(k, "-")), esc(cb.get(k, "-"))],
+                          "differs" if ca.get(k) != cb.get(k) else None)
              for k in keys]
     return rows(cells, ["", "A", "B"], class_="grid context")
 
 
-def comparison_page(a: Results, b: Results, figures: bool = True) -> tuple:
+def comparison_page(a: Results, b: Results, figures: bool = True) -> tuple[str, Views]:
     """(the side-by-side page's HTML, the RecordViews of A and B)."""
     views_a, note = views(a, figures, prefix="a-")
     views_b, _ = views(b, figures, prefix="b-")
     label_a, label_b = _labels(a, b)
-    sections, overview = [], []
+    sections: list[str] = []
+    overview: list[Row] = []
     for i, (va, vb) in enumerate(pair_views(views_a, views_b)):
         view = va or vb
+        assert view is not None, "pair_views pairs at least one view"
         anchor = f"pair-{i}"
         table, notable = headline_table(va, vb)
         title = " " + tag("span", esc(view.title), class_="title") if view.title else ""

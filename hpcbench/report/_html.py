@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
+
+#: A table row: its cells' HTML, or (cells, the row's class).
+Row = list[str] | tuple[list[str], str | None]
 
 
 def esc(text: object) -> str:
@@ -20,16 +24,16 @@ def tag(name: str, content: str = "", **attrs: object) -> str:
     return f"<{name}{text}>{content}</{name}>"
 
 
-def items(lines: list, class_: str | None = None) -> str:
+def items(lines: Sequence[str], class_: str | None = None) -> str:
     """A list of text lines as <ul>."""
     return tag("ul", "".join(tag("li", esc(line)) for line in lines), class_=class_)
 
 
-def rows(cells: list, header: list | None = None, class_: str | None = None) -> str:
+def rows(cells: Sequence[Row], header: Sequence[str] | None = None, class_: str | None = None) -> str:
     """A table of already-escaped cell HTML; each row a list of cells, or
     (cells, row class)."""
     head = tag("thead", tag("tr", "".join(tag("th", h) for h in header))) if header else ""
-    body = []
+    body: list[str] = []
     for row in cells:
         values, row_class = row if isinstance(row, tuple) else (row, None)
         body.append(tag("tr", "".join(tag("td", v) for v in values), class_=row_class))

@@ -26,9 +26,9 @@ def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _cache_text(caches: list) -> str:
+def _cache_text(caches: list[Any]) -> str:
     """hwloc's data caches grouped: 'L1d 32 KiB x2 (1 PU each), L3 32 MiB x1 (2 PUs each)'."""
-    groups: Counter = Counter()
+    groups: Counter[tuple[int, bool, int, int]] = Counter()
     for c in caches:
         if not isinstance(c, dict) or c.get("kind") == "instruction":
             continue
@@ -44,7 +44,7 @@ def _cache_text(caches: list) -> str:
     return "; ".join(parts)
 
 
-def _topology(topology: Any) -> list:
+def _topology(topology: Any) -> list[tuple[str, str]]:
     """(field, text) rows from hwloc's topology summary, where it has them."""
     if not isinstance(topology, dict):
         return []
@@ -116,7 +116,7 @@ def _timer(ctx: RunContext) -> str | None:
     return f"{t.source}{rate}{res}{over}"
 
 
-def context_rows(ctx: RunContext) -> list:
+def context_rows(ctx: RunContext) -> list[tuple[str, str]]:
     """(field, text) rows of the machine context, in reading order; fields the file lacks are left out."""
     cpu = " ".join(str(v) for v in (ctx.cpu_model, f"({ctx.machine})" if ctx.machine else None) if v) or None
     rows = [("Hosts", _hosts(ctx)), ("CPU", cpu)]

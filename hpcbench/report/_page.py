@@ -7,11 +7,12 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable
 
+from .._record import Record
 from .._results import Results
 from .._version import __version__
 from ._across import across_html, choose_figures, groups
 from ._figures import matplotlib_missing
-from ._html import esc, rows, slug, tag
+from ._html import Row, esc, rows, slug, tag
 from ._machine import context_rows
 from ._section import badge, findings_counts, section_html
 from ._style import CSS
@@ -54,23 +55,24 @@ def page(title: str, heading: str, subtitle: str, body: str) -> str:
 MAX_RECORDS = 1000
 
 
-class Views(list):
+class Views(list[RecordView]):
     """The RecordViews of the records a page shows (a list), and per status
     how many more records the file holds beyond MAX_RECORDS (`not_shown`:
     ok, failed, skipped, warnings), so that the command's counts cover every
     record without a view of each."""
 
-    def __init__(self, shown: Iterable = (), not_shown: dict | None = None):
+    def __init__(self, shown: Iterable[RecordView] = (), not_shown: dict[str, int] | None = None):
         super().__init__(shown)
         self.not_shown = dict(not_shown or {})
 
-    def __add__(self, other: list) -> Views:
+    # list's __add__ also takes lists of other items; a page only adds views to views.
+    def __add__(self, other: list[RecordView]) -> Views:  # type: ignore[override]
         extra = getattr(other, "not_shown", {})
         merged = {k: self.not_shown.get(k, 0) + extra.get(k, 0) for k in {*self.not_shown, *extra}}
         return Views(list(self) + list(other), merged)
 
 
-def _not_shown(records: list) -> dict:
+def _not_shown(records: list[Record]) -> dict[str, int]:
     """What counts() needs of the records beyond MAX_RECORDS: their statuses and warnings."""
     out = {"ok": 0, "failed": 0, "skipped": 0, "warnings": 0, "records": len(records)}
     for r in records:
@@ -79,13 +81,13 @@ def _not_shown(records: list) -> dict:
     return out
 
 
-def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
+def views(results: Results, figures: bool = True, prefix: str = "") -> tuple[Views, str | None]:
     """(one RecordView per record shown, why figures are missing or None):
     the first MAX_RECORDS records (a Views, which counts the others)."""
     note = matplotlib_missing() if figures else "figures were not drawn for this report"
     shown = results.benchmarks[:MAX_RECORDS]
     seen = {"machine", "overview"} | {f"across-{slug(r.name)}" for r in shown}   # the page's own ids
-    last: dict = {}                  # base -> the last suffix tried: repeats stay linear, not quadratic
+    last: dict[str, int] = {}                  # base -> the last suffix tried: repeats stay linear, not quadratic
     out = Views(not_shown=_not_shown(results.benchmarks[MAX_RECORDS:]))
     for record in shown:
         base = anchor = f"{prefix}{slug(record.name)}-{slug(record.node or 'node')}"
@@ -108,7 +110,7 @@ def views(results: Results, figures: bool = True, prefix: str = "") -> tuple:
     return out, note
 
 
-def not_shown_html(all_views: list, label: str = "This results file") -> str:
+def not_shown_html(all_views: list[RecordView], label: str = "This results file") -> str:
     """The note that the page shows only the first MAX_RECORDS records, with what the others are ("" if none)."""
     rest = getattr(all_views, "not_shown", {})
     if not rest.get("records"):
@@ -135,8 +137,8 @@ def hosts_text(results: Results) -> str:
     return ", ".join(hosts) if len(hosts) <= 4 else f"{', '.join(hosts[:3])} and {len(hosts) - 3} more"
 
 
-def _overview(all_views: list) -> str:
-    cells = []
+def _overview(all_views: list[RecordView]) -> str:
+    cells: list[Row] = []
     for v in all_views:
         time = f"{v.record.elapsed_s:.1f} s" if v.record.elapsed_s is not None else "-"
         cells.append([tag("a", esc(v.name), href=f"#{v.anchor}"), esc(v.node), badge(v.status),
@@ -146,7 +148,7 @@ def _overview(all_views: list) -> str:
                id="overview")
 
 
-def single_page(results: Results, figures: bool = True) -> tuple:
+def single_page(results: Results, figures: bool = True) -> tuple[str, Views]:
     """(the page's HTML, its RecordViews): see report_html."""
     all_views, note = views(results, figures)
     source = esc(results.path) if results.path else "a run"
@@ -175,7 +177,7 @@ def report_html(results: Results, figures: bool = True) -> str:
     return single_page(results, figures)[0]
 
 
-def counts(all_views: list[RecordView]) -> dict:
+def counts(all_views: list[RecordView]) -> dict[str, int]:
     """How many records ended in each status, and the findings in all: for
     the command's one line. Records beyond the page's MAX_RECORDS (a Views'
     `not_shown`) count by status and warnings; `not_shown` says how many."""

@@ -35,7 +35,7 @@ def meta_line(view: RecordView) -> str:
     return tag("p", " &middot; ".join(parts), class_="meta")
 
 
-def _box(kind: str, heading: str, lines: list) -> str:
+def _box(kind: str, heading: str, lines: list[str]) -> str:
     return tag("div", tag("strong", esc(heading)) + items(lines), class_=f"findings {kind}")
 
 
@@ -54,7 +54,7 @@ def status_html(view: RecordView) -> str:
 
 def findings_html(view: RecordView) -> str:
     """The disagreements (red), the warnings (amber), and parts the report could not make."""
-    out = []
+    out: list[str] = []
     if view.disagreements:
         out.append(_box("bad", "Disagrees with the machine or the model", view.disagreements))
     if view.warnings:
@@ -64,7 +64,7 @@ def findings_html(view: RecordView) -> str:
     return "".join(out)
 
 
-def table_html(lines: list) -> str:
+def table_html(lines: list[str]) -> str:
     """The summary as `show` prints it, lines with a disagreement marked."""
     body = "\n".join(tag("span", esc(line), class_="bad") if DISAGREES in line else esc(line) for line in lines)
     return tag("pre", body, class_="table")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _registry
+from .._headline import Headline
 from .._record import Record
 from ._figures import figure_html
 
@@ -27,14 +28,14 @@ class RecordView:
     record: Record
     anchor: str                        #: the section's fragment id
     title: str = ""                    #: the benchmark's one-line title ("" for unknown benchmarks)
-    meaning: list = field(default_factory=list)
-    disagreements: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)      #: those not already said as a disagreement
-    table: list = field(default_factory=list)         #: the lines `show` prints (warnings aside)
+    meaning: list[str] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)      #: those not already said as a disagreement
+    table: list[str] = field(default_factory=list)         #: the lines `show` prints (warnings aside)
     figure: str | None = None                          #: the <figure> HTML
     figure_note: str | None = None                     #: why the page shows no figure for this record
-    headlines: list = field(default_factory=list)      #: hpcbench._headline.Headline
-    problems: list = field(default_factory=list)       #: parts the report could not make, in words
+    headlines: list[Headline] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)       #: parts the report could not make, in words
 
     @property
     def name(self) -> str:
@@ -49,7 +50,7 @@ class RecordView:
         return self.record.status
 
 
-def _attempt(problems: list, what: str, make: Callable[[], Any], default: Any) -> Any:
+def _attempt(problems: list[str], what: str, make: Callable[[], Any], default: Any) -> Any:
     """make(), or `default` with a line in `problems` if the benchmark's code raised."""
     try:
         return make()
@@ -58,7 +59,7 @@ def _attempt(problems: list, what: str, make: Callable[[], Any], default: Any) -
         return default
 
 
-def _lines(value: Any) -> list:
+def _lines(value: Any) -> list[str]:
     """A benchmark's list of lines as strings (anything else is no lines)."""
     return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 

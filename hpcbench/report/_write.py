@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._errors import InputError
+from .._errors import InputError, ResultsError
 from .._files import check_target, read_head, write_file
-from .._results import Results, ResultsError, load
+from .._results import Results, load
 from ._compare import comparison_page
 from ._page import GENERATOR, counts, single_page
 
@@ -32,10 +33,10 @@ class Written:
     """What write_report wrote: the path, and per status and finding how many."""
 
     path: str
-    counts: dict
+    counts: dict[str, int]
 
 
-def default_report_path(results_paths: list) -> str:
+def default_report_path(results_paths: Sequence[str]) -> str:
     """Beside the (first) results file: RESULTS.json -> RESULTS.html; for two
     files A.json and B.json, A-vs-B.html in A's folder."""
     stems = [os.path.basename(p)[:-5] if p.endswith(".json") else os.path.basename(p) for p in results_paths]
@@ -54,7 +55,7 @@ def is_report(path: str) -> bool:
     return head is not None and looks_like_report(head)
 
 
-def check_report_path(path: str, results_paths: tuple = (), force: bool = False, hint: str = _HINT) -> str:
+def check_report_path(path: str, results_paths: tuple[str, ...] = (), force: bool = False, hint: str = _HINT) -> str:
     """The absolute path a report may be written to, or ReportError naming
     what is wrong: no name, a directory, a missing or read-only folder, one
     of the results files, a link, or (unless `force`) an existing file that
@@ -81,7 +82,7 @@ def format_version(path: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def check_versions(paths: list) -> None:
+def check_versions(paths: Sequence[str]) -> None:
     """ReportError if two results files declare different format versions."""
     versions = [format_version(p) for p in paths]
     if len(paths) == 2 and None not in versions and versions[0] != versions[1]:
@@ -95,7 +96,7 @@ def save(text: str, path: str, force: bool = False) -> None:
     write_file(path, text, "report", looks_like_report, force, ReportError, "an hpcbench report", _HINT)
 
 
-def write_report(results_paths: list, output: str | None = None, figures: bool = True,
+def write_report(results_paths: Sequence[str], output: str | None = None, figures: bool = True,
                  force: bool = False) -> Written:
     """Read one results file (or two, to compare them) and write the HTML
     report to `output` (default: beside the first file, see

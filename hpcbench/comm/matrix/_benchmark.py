@@ -30,7 +30,7 @@ VERIFICATION = ("after every timed loop every rank compares every element of its
 BROADCAST = "the middle row (column) of the last block row (column); its owners send their parts along the mesh"
 
 
-class MatrixBenchmark(Benchmark):
+class MatrixBenchmark(Benchmark[MatrixOptions, MatrixRecord]):
     """CoMet's matrix kernels (guard, shift, transpose, row/column broadcast) against the dimension
 
     Every rank holds a block of an n x n matrix of doubles laid over a

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ... import _core
-from ..._adaptive import DEFAULT_RSE, relative_standard_error, run_adaptive
+from ..._adaptive import DEFAULT_RSE, StopRule, relative_standard_error, run_adaptive
 from ..._collective import check_comm, collectively
 from ..._errors import OptionError
 from .._mesh import Mesh
@@ -105,7 +105,7 @@ def _measure(comm, kernel: str, n: int, mesh: Mesh | None, index: int | None, rs
         except RuntimeError as e:     # say which kernel and dimension failed its verification
             raise RuntimeError(f"{kernel} at n = {n}: {e}") from None
 
-    seconds, plan, reached = run_adaptive(comm, call, decider=0, combine="max", rse=rse, cap_s=cap_s)
+    seconds, plan, reached = run_adaptive(comm, call, decider=0, combine="max", stop=StopRule(rse=rse, cap_s=cap_s))
     everyone = comm.gather(seconds, root=0)
     result = None
     if comm.Get_rank() == 0:
