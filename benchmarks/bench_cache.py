@@ -47,15 +47,13 @@ import sys
 import tempfile
 import time
 
-
 import numpy as np
+from build_peers import fail, peer_binary, tool
 
 import hpcbench
 from hpcbench._format import format_size
 from hpcbench._memory import page_mode
 from hpcbench.topology import bound_to
-
-from build_peers import fail, peer_binary, tool
 
 SCRIPT = "bench_cache.py"
 

@@ -32,7 +32,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from build_peers import HERE, child_env, fail, peer_binary, tool
 
 SCRIPT = "bench_comm.py"

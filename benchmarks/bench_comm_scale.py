@@ -37,7 +37,7 @@ import tempfile
 import time
 
 import numpy as np
-from bench_comm import mpiexec   # the same launch (oversubscribed, as root where needed)
+from bench_comm import mpiexec  # the same launch (oversubscribed, as root where needed)
 from build_peers import HERE, fail, peer_binary, tool
 
 SCRIPT = "bench_comm_scale.py"

@@ -15,14 +15,13 @@ alone and co-run; the comparison is each core against itself.
 import argparse
 
 import numpy as np
+from build_peers import fail
 
 from hpcbench import _core
 from hpcbench._format import format_size
 from hpcbench._validate import parse_size
 from hpcbench.cache import co_run_ratio
 from hpcbench.topology import Topology
-
-from build_peers import fail
 
 DEFAULT_SIZES = "8MiB,12MiB,16MiB,20MiB,24MiB,28MiB,40MiB"
 SCRIPT = "bench_corun.py"

@@ -48,12 +48,12 @@ import sys
 import tempfile
 import time
 
+from build_peers import child_env, fail, from_clone, peer_binary, tool
+
 from hpcbench import Results
 from hpcbench._validate import parse_size
 from hpcbench.mapping import launch, map_processes
 from hpcbench.topology import Topology
-
-from build_peers import child_env, fail, from_clone, peer_binary, tool
 
 SCRIPT = "bench_mapping.py"
 NODES = 4

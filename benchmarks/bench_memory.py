@@ -31,13 +31,12 @@ import tempfile
 import time
 
 import numpy as np
+from build_peers import fail, tool
 
 from hpcbench._format import format_size
 from hpcbench._validate import parse_size
 from hpcbench.memory import copy_run, default_array_bytes, own_rates, run_aggregate
 from hpcbench.topology import Topology
-
-from build_peers import fail, tool
 
 SCRIPT = "bench_memory.py"
 REPETITIONS = 50

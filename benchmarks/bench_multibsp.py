@@ -21,7 +21,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from build_peers import fail
 
 SCRIPT = "bench_multibsp.py"

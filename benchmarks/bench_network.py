@@ -29,10 +29,9 @@ import sys
 import tempfile
 
 import numpy as np
+from build_peers import child_env, fail, from_clone, peer_binary, tool
 
 from hpcbench._validate import parse_size
-
-from build_peers import child_env, fail, from_clone, peer_binary, tool
 
 SCRIPT = "bench_network.py"
 NODES = 4

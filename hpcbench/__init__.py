@@ -25,24 +25,35 @@ from ._version import __version__
 
 # public name -> the module that defines it
 _LAZY = {
-    "OptionError": "._errors", "Skipped": "._errors",
+    "HpcbenchError": "._errors", "InputError": "._errors", "OptionError": "._errors", "ResultsError": "._errors",
+    "OutputError": "._errors", "Unavailable": "._errors", "Skipped": "._errors", "MeasurementError": "._errors",
     "Benchmark": "._protocol", "Context": "._protocol", "Job": "._protocol",
     "Record": "._record", "SchemaError": "._record",
     "BENCHMARKS": "._registry", "default_suite": "._registry",
-    "Results": "._results", "ResultsError": "._results", "load": "._results",
+    "Results": "._results", "load": "._results",
     "run_suite": "._runner",
     "Topology": ".topology",
 }
 
-__all__ = ["BENCHMARKS", "Benchmark", "Context", "Job", "OptionError", "Record", "Results", "ResultsError",
-           "SchemaError", "Skipped", "Topology", "__version__", "default_suite", "load", "run_suite"]
+__all__ = ["BENCHMARKS", "Benchmark", "Context", "HpcbenchError", "InputError", "Job", "MeasurementError",
+           "OptionError", "OutputError", "Record", "Results", "ResultsError", "SchemaError", "Skipped", "Topology",
+           "Unavailable", "__version__", "default_suite", "load", "run_suite"]
 
 if TYPE_CHECKING:   # what type checkers and IDEs see: the eager imports
-    from ._errors import OptionError, Skipped
+    from ._errors import (
+        HpcbenchError,
+        InputError,
+        MeasurementError,
+        OptionError,
+        OutputError,
+        ResultsError,
+        Skipped,
+        Unavailable,
+    )
     from ._protocol import Benchmark, Context, Job
     from ._record import Record, SchemaError
     from ._registry import BENCHMARKS, default_suite
-    from ._results import Results, ResultsError, load
+    from ._results import Results, load
     from ._runner import run_suite
     from .topology import Topology
 

@@ -92,11 +92,11 @@ def _unlink_quietly(name: str, dir_fd: int) -> None:
         os.unlink(name, dir_fd=dir_fd)
 
 
-def sweep_temporaries(path: str) -> list:
+def sweep_temporaries(path: str) -> list[str]:
     """Remove the temporary files of writers of `path` that no longer run
     (killed during a save); returns the names removed."""
     folder = os.path.dirname(os.path.abspath(path))
-    removed: list = []
+    removed: list[str] = []
     try:
         entries = os.listdir(folder)
     except OSError:

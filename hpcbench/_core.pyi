@@ -8,8 +8,8 @@ Times: "ticks" are the tick counter's units (timer_calibrate gives
 ticks_per_ns); "ns" are nanoseconds of CLOCK_MONOTONIC. Sample arrays are
 float64; NaN marks a sample a rank did not take (it sat out).
 """
-from typing import Any, Final
 from collections.abc import Sequence
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt

@@ -50,7 +50,7 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def _open_regular(path: str, noun: str, error: type[ValueError]) -> tuple:
+def _open_regular(path: str, noun: str, error: type[ValueError]) -> tuple[int, os.stat_result]:
     """(fd, stat) of the regular file `path`; `error` otherwise."""
     if not isinstance(path, str) or not path:
         raise error(f"the {noun} name must not be empty")

@@ -36,6 +36,7 @@ import fcntl
 import json
 import os
 import stat
+from collections.abc import Iterator
 
 from ._atomic import atomic_write_text, sweep_temporaries
 from ._errors import OutputError
@@ -81,7 +82,7 @@ def looks_like_results(head: bytes) -> bool:
         key, value = (json.loads(part) for part in first.split(":", 1))
     except (ValueError, TypeError):
         return False
-    return key == "format" and value == "hpcbench-results"
+    return bool(key == "format" and value == "hpcbench-results")
 
 
 def is_results_file(path: str) -> bool:
@@ -101,8 +102,8 @@ class OutputFile:
         self._lock_fd: int | None = None
         self._had_old = os.path.lexists(self.path)
         self._written = False
-        self.saved: list = []                      #: benchmark names on disk at `path`
-        self.unsaved: list = []                    #: benchmark names measured but not yet on disk
+        self.saved: list[str] = []                      #: benchmark names on disk at `path`
+        self.unsaved: list[str] = []                    #: benchmark names measured but not yet on disk
         self.error: str | None = None              #: why the last save failed
         self.fallback: str | None = None           #: where the results went when `path` could not take them
 
@@ -245,7 +246,7 @@ class _Saving:
 
 
 @contextlib.contextmanager
-def _signals_held():
+def _signals_held() -> Iterator[None]:
     """A stop (stop_or_defer) that arrives during a save takes effect after
     it: the run's stop message (cli/_run.py) then says exactly what the file
     holds. (Blocking the signal with pthread_sigmask would not do: another
@@ -269,12 +270,13 @@ def stop_or_defer(stop: BaseException) -> None:
     raise stop
 
 
-def fallback_folders(target_folder: str) -> list:
+def fallback_folders(target_folder: str) -> list[str]:
     """Where results go when their own folder cannot take them: the run's
     working folder, then $TMPDIR (or the system's temporary folder), then
     $HOME; the target's own folder is left out (it just failed)."""
     import tempfile
-    seen, out = {os.path.realpath(target_folder)}, []
+    seen = {os.path.realpath(target_folder)}
+    out: list[str] = []
     for folder in (os.getcwd(), tempfile.gettempdir(), os.path.expanduser("~")):
         real = os.path.realpath(folder)
         if real not in seen and os.path.isdir(real):

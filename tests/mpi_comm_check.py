@@ -8,10 +8,24 @@ from mpi4py import MPI
 
 from hpcbench import _core
 from hpcbench._collective import collectively
-from hpcbench.comm import (CommError, LayerSettings, allreduce, barrier, bcast, choose_contention_ranks, contention,
-                           exchange, hop_node, measure_layers, measure_scaling, overheads, overlap, pingpong,
-                           survey_layers)
-from hpcbench.comm import _overlap
+from hpcbench.comm import (
+    CommError,
+    LayerSettings,
+    _overlap,
+    allreduce,
+    barrier,
+    bcast,
+    choose_contention_ranks,
+    contention,
+    exchange,
+    hop_node,
+    measure_layers,
+    measure_scaling,
+    overheads,
+    overlap,
+    pingpong,
+    survey_layers,
+)
 from hpcbench.comm._layers import gather_placement
 from hpcbench.comm._subset import on_ranks
 from hpcbench.topology import Topology

@@ -14,8 +14,11 @@ from mpi4py import MPI
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from matrix_oracle import local_block  # noqa: E402
 
-from hpcbench.comm import CommError, Mesh  # noqa: E402
-from hpcbench.comm import matrix  # noqa: E402
+from hpcbench.comm import (  # noqa: E402
+    CommError,
+    Mesh,
+    matrix,  # noqa: E402
+)
 
 comm = MPI.COMM_WORLD
 size, rank = comm.Get_size(), comm.Get_rank()

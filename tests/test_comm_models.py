@@ -2,8 +2,17 @@
 import numpy as np
 import pytest
 
-from hpcbench.comm import (bandwidth_thresholds, breakpoints, hockney_fit, hop_fit, message_sizes, predict,
-                           refinement_sizes, regional_fit, vector_rate)
+from hpcbench.comm import (
+    bandwidth_thresholds,
+    breakpoints,
+    hockney_fit,
+    hop_fit,
+    message_sizes,
+    predict,
+    refinement_sizes,
+    regional_fit,
+    vector_rate,
+)
 from hpcbench.comm._sweep import check_sizes
 
 SIZES = message_sizes(4 << 20)

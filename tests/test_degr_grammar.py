@@ -15,8 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from degr_corpus import (bad_files, c_outcome, c_read, checked_in, generated, good_files, mutants, outcome,
-                         py_read)
+from degr_corpus import bad_files, c_outcome, c_read, checked_in, generated, good_files, mutants, outcome, py_read
 
 from hpcbench.network import read_degradation_file, write_degradation_file
 from hpcbench.network._degr import MAX_COUNT, MAX_FILE_BYTES

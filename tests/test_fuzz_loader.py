@@ -165,8 +165,9 @@ def check_accepted(results, path, tmp_path):
 def report_problems(results, figures: bool) -> list:
     """What is wrong with the report page of `results`: html_errors of the
     page and every part's problems; an exception is one."""
-    from hpcbench.report._page import single_page
     from htmlcheck import html_errors
+
+    from hpcbench.report._page import single_page
     try:
         page, views = single_page(results, figures=figures)
     except Exception as e:  # noqa: BLE001 - the point of the test

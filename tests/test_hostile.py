@@ -17,9 +17,8 @@ import stat
 import subprocess
 import sys
 
-import pytest
-
 import hostile_probes as hp
+import pytest
 from hostile_probes import NOTES, assert_only_changed, assert_refused, run_cli, snapshot
 
 #: The cheapest run that writes a results file: a cache sweep up to 64 KiB, one pass, one sample.

@@ -9,13 +9,23 @@ import subprocess
 
 import numpy as np
 import pytest
-from mapping_records import (FT_BUSES, FT_CELLS, cache_groups, comm, dunnington_results, emulated_cluster_results,
-                             finis_terrae_results, memory, network_access, results, shared_caches)
+from mapping_records import (
+    FT_BUSES,
+    FT_CELLS,
+    cache_groups,
+    comm,
+    dunnington_results,
+    emulated_cluster_results,
+    finis_terrae_results,
+    memory,
+    network_access,
+    results,
+    shared_caches,
+)
 from paper_machines import dunnington, finis_terrae
 
 from hpcbench._record import from_plain, to_plain
-from hpcbench.mapping import (ProcessMapping, advise_per_node, launch, map_processes, mapping_figure,
-                              weights_for)
+from hpcbench.mapping import ProcessMapping, advise_per_node, launch, map_processes, mapping_figure, weights_for
 from hpcbench.mapping._inputs import collect
 from hpcbench.mapping._tree import tree_from_summary
 from hpcbench.topology import Topology

@@ -9,17 +9,28 @@ import math
 
 import numpy as np
 import pytest
+from matrix_oracle import local_block
 
 from hpcbench import _core
 from hpcbench._errors import OptionError
 from hpcbench._protocol import Job
 from hpcbench.comm import Mesh
-from hpcbench.comm.matrix import (BENCHMARK, KERNELS, THESIS_EXPONENT, MatrixOptions, broadcast_index,
-                                  check_dimension, default_dims, fit_growth, matrix_mesh, mesh_shapes, ranks_of)
+from hpcbench.comm.matrix import (
+    BENCHMARK,
+    KERNELS,
+    THESIS_EXPONENT,
+    MatrixOptions,
+    broadcast_index,
+    check_dimension,
+    default_dims,
+    fit_growth,
+    matrix_mesh,
+    mesh_shapes,
+    ranks_of,
+)
 from hpcbench.comm.matrix._options import dims_arg, kernels_arg, mesh_arg
 from hpcbench.comm.matrix._summary import time_text
 from hpcbench.topology import Topology
-from matrix_oracle import local_block
 
 MESHES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (4, 4)]
 

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from test_mpi import MPIEXEC, ROOT, mpirun
 
 # A matrix mesh needs at least 4 ranks: every test here is slow.

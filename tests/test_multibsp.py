@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 
 from hpcbench import _core
-from hpcbench.multibsp import (describe, fit_g_L, fits_side_by_side, flatten, measure_inner_product,
-                               predict_inner_product, split_slices, tree)
+from hpcbench.multibsp import (
+    describe,
+    fit_g_L,
+    fits_side_by_side,
+    flatten,
+    measure_inner_product,
+    predict_inner_product,
+    split_slices,
+    tree,
+)
 from hpcbench.topology import Topology
 
 DATA = os.path.join(os.path.dirname(__file__), "data")

@@ -13,9 +13,28 @@ import pytest
 
 from hpcbench._errors import InputError
 from hpcbench.cli import main
-from hpcbench.predict import (ClassError, Deadlock, Machine, MachineError, NetworkProfile, ParameterError,
-                              PlacementError, PredictError, ProfileError, Program, ProgramError, SimulationError,
-                              SizeError, StudyInputs, WavefrontParams, WhatIfError, allocate, replay, study, wavefront)
+from hpcbench.predict import (
+    ClassError,
+    Deadlock,
+    Machine,
+    MachineError,
+    NetworkProfile,
+    ParameterError,
+    PlacementError,
+    PredictError,
+    ProfileError,
+    Program,
+    ProgramError,
+    SimulationError,
+    SizeError,
+    StudyInputs,
+    WavefrontParams,
+    WhatIfError,
+    allocate,
+    replay,
+    study,
+    wavefront,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE3 = os.path.join(ROOT, "hpcbench", "examples", "francesca-profile.json")

@@ -20,7 +20,9 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import headless
 import pytest
+from htmlcheck import html_errors
 
 import hpcbench
 from hpcbench import _registry
@@ -32,9 +34,6 @@ from hpcbench.report import ReportError, comparison_html, default_report_path, r
 from hpcbench.report._compare import pair_views, verdict
 from hpcbench.report._page import single_page
 from hpcbench.report._view import RecordView
-
-import headless
-from htmlcheck import html_errors
 
 matplotlib = pytest.importorskip("matplotlib")
 

@@ -17,8 +17,7 @@ from hpcbench import _registry
 from hpcbench._protocol import Benchmark
 from hpcbench._record import Record
 from hpcbench._results import Results, load
-from hpcbench._tidy import (COLUMNS, STATISTICS, UNITS, Row, RowBuilder, parse_csv, rows, write_csv,
-                            write_json)
+from hpcbench._tidy import COLUMNS, STATISTICS, UNITS, Row, RowBuilder, parse_csv, rows, write_csv, write_json
 from hpcbench.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

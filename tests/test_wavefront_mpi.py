@@ -5,7 +5,6 @@ rank instead of passing or hanging."""
 import os
 
 import pytest
-
 from test_mpi import MPIEXEC, ROOT, mpirun
 
 pytestmark = [pytest.mark.mpi, pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec on PATH")]

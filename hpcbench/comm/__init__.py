@@ -17,15 +17,24 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from .._collective import CommError
-    from ._benchmark import CommBenchmark
+    from ._benchmark import BENCHMARK, CommBenchmark
     from ._contention import CONTENTION_SIZES, ContentionRanks, choose_contention_ranks, contention_study
     from ._kernels import Overheads, allreduce, barrier, bcast, contention, daxpy, exchange, overheads, pingpong
     from ._layerplan import LayerPlan, PairNamer, node_order, pair_name, plan_layers
     from ._layers import DEFAULT_TOLERANCE as LAYER_TOLERANCE
     from ._layers import LayerSettings, LayerSurvey, group_layers, measure_layers, measure_round, survey_layers
     from ._mesh import Mesh, gray, hop_node, make_mesh, mesh_dims
-    from ._models import (Linear, bandwidth_thresholds, breakpoints, hockney_fit, hop_fit, predict, refinement_sizes,
-                          regional_fit, vector_rate)
+    from ._models import (
+        Linear,
+        bandwidth_thresholds,
+        breakpoints,
+        hockney_fit,
+        hop_fit,
+        predict,
+        refinement_sizes,
+        regional_fit,
+        vector_rate,
+    )
     from ._options import CommOptions
     from ._overlap import OverlapGrid, overlap
     from ._plot import comm_figure, plot_collectives, plot_echo, plot_layers, plot_overlap, plot_scaling
@@ -33,7 +42,6 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._sanity import crowding, overlap_flags
     from ._scaling import Scaling, growth_fit, measure_scaling, process_counts
     from ._sweep import SizeSweep, message_sizes
-    from ._benchmark import BENCHMARK
 
 __all__ = ["BENCHMARK", "CONTENTION_SIZES", "CommBenchmark", "CommDerived", "CommError", "CommOptions",
            "CommParameters", "CommRaw", "CommRecord", "ContentionRanks", "LAYER_TOLERANCE", "LayerPlan",

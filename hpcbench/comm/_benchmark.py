@@ -31,9 +31,26 @@ from ._models import bandwidth_thresholds, hockney_fit, hop_fit, refinement_size
 from ._options import CommOptions
 from ._overlap import OverlapGrid, overlap
 from ._plot import comm_figure
-from ._records import (BarrierStats, CommDerived, CommParameters, CommRaw, CommRecord, ContentionRecord, DaxpyFit,
-                       HopPoint, HopsRecord, LayerPlanRecord, LayerSamples, MeshRecord, OverlapRecord, PairLatency,
-                       Placement, ScalingRecord, SweepFit, SweepSamples)
+from ._records import (
+    BarrierStats,
+    CommDerived,
+    CommParameters,
+    CommRaw,
+    CommRecord,
+    ContentionRecord,
+    DaxpyFit,
+    HopPoint,
+    HopsRecord,
+    LayerPlanRecord,
+    LayerSamples,
+    MeshRecord,
+    OverlapRecord,
+    PairLatency,
+    Placement,
+    ScalingRecord,
+    SweepFit,
+    SweepSamples,
+)
 from ._report import comm_disagreements, comm_headlines, comm_meaning
 from ._scaling import measure_scaling, scaling_record
 from ._summary import comm_summary

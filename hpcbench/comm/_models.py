@@ -166,7 +166,7 @@ def split_p_value(sizes: np.ndarray, times: np.ndarray, a: int, m: int, b: int) 
     if dof <= 0:
         return 0.0
     apart = max(apart, dof * RESIDUAL_FLOOR ** 2)
-    from scipy.stats import f as f_distribution   # here, not at import: scipy.stats costs every command 0.6 s
+    from scipy.stats import f as f_distribution  # here, not at import: scipy.stats costs every command 0.6 s
     return float(f_distribution.sf(((together - apart) / 2) / (apart / dof), 2, dof))
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .._outliers import Outliers
-from .._record import NON_EMPTY, Count, Mapping, One, optional, Pair, Record, require, required
+from .._record import NON_EMPTY, Count, Mapping, One, Pair, Record, optional, require, required
 
 #: raw samples (ns): nested lists of numbers
 Samples = Any

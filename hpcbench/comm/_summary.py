@@ -4,8 +4,15 @@ from __future__ import annotations
 import math
 
 from .._format import format_size, microseconds
-from ._records import (CommRecord, ContentionRecord, GrowthFit, LayerPlanRecord, OverlapRecord, RegionRecord,
-                       ScalingRecord)
+from ._records import (
+    CommRecord,
+    ContentionRecord,
+    GrowthFit,
+    LayerPlanRecord,
+    OverlapRecord,
+    RegionRecord,
+    ScalingRecord,
+)
 from ._sanity import BELOW_COMM
 
 

@@ -13,7 +13,7 @@ and never measures. See docs/mapping.md.
 from ._advice import advise_per_node
 from ._launch import FORMATS, Launch, check_host_name, is_map_file, launch
 from ._plot import mapping_figure, plot_mapping
-from ._result import (Choice, MappedNode, NodeLevels, PerNodeAdvice, ProcessMapping, RuleSource, RuleUpdate)
+from ._result import Choice, MappedNode, NodeLevels, PerNodeAdvice, ProcessMapping, RuleSource, RuleUpdate
 from ._select import map_processes
 from ._weights import KINDS, Weights, weights_for
 

@@ -33,7 +33,6 @@ import shlex
 from dataclasses import dataclass
 
 from .._terminal import shown
-
 from ._result import ProcessMapping
 
 FORMATS = ("rankfile", "srun", "hydra", "list")

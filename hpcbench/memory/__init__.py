@@ -14,16 +14,34 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
-    from ._analysis import (OVERSTATED, UNEVEN_CORES, MemoryOverhead, OverheadLevel, aggregate_bandwidth,
-                            analyze_memory_overhead, analyze_scalability, own_rates, pair_aggregate, pair_bandwidth,
-                            run_aggregate, uneven_cores_warning)
-    from ._benchmark import MemoryBenchmark
-    from ._measure import (CopyRun, check_array_bytes, check_copy, copy_bandwidth, copy_run, default_array_bytes,
-                           measure_pairs, measure_scalability)
+    from ._analysis import (
+        OVERSTATED,
+        UNEVEN_CORES,
+        MemoryOverhead,
+        OverheadLevel,
+        aggregate_bandwidth,
+        analyze_memory_overhead,
+        analyze_scalability,
+        own_rates,
+        pair_aggregate,
+        pair_bandwidth,
+        run_aggregate,
+        uneven_cores_warning,
+    )
+    from ._benchmark import BENCHMARK, MemoryBenchmark
+    from ._measure import (
+        CopyRun,
+        check_array_bytes,
+        check_copy,
+        copy_bandwidth,
+        copy_run,
+        default_array_bytes,
+        measure_pairs,
+        measure_scalability,
+    )
     from ._options import MemoryOptions
     from ._plot import memory_figure, plot_pair_bandwidth, plot_scalability
     from ._records import MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, ScalabilityPoint
-    from ._benchmark import BENCHMARK
 
 __all__ = ["BENCHMARK", "CopyRun", "MemoryBenchmark", "MemoryDerived", "MemoryOptions", "MemoryOverhead",
            "MemoryParameters", "MemoryRaw", "MemoryRecord", "OVERSTATED", "OverheadLevel", "ScalabilityPoint",

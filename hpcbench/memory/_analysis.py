@@ -34,12 +34,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from .._protocol import check_ranges
 from .._grouping import split_at_gaps
+from .._protocol import check_ranges
 from ..topology import PairPlan, components
 from ._options import DEFAULT_TOLERANCE, MemoryOptions
 from ._records import OverheadLevelRecord, OverheadRecord, ScalabilityPoint
-
 
 #: A team whose slowest core copies at less than this share of its fastest
 #: core's rate gets a warning: adding their rates would overstate what the

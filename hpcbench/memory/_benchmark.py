@@ -9,14 +9,27 @@ from .._format import format_size, gigabytes_per_second, groups_text
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology, check_pus, plan_pairs, require_two_pus, spread_order
-from ._analysis import (analyze_memory_overhead, analyze_scalability, own_rates, pair_aggregate, pair_bandwidth,
-                        uneven_cores_warning)
+from ._analysis import (
+    analyze_memory_overhead,
+    analyze_scalability,
+    own_rates,
+    pair_aggregate,
+    pair_bandwidth,
+    uneven_cores_warning,
+)
 from ._measure import check_array_bytes, check_copy, default_array_bytes, measure_pairs, measure_scalability
 from ._options import MemoryOptions
 from ._plot import memory_figure
+from ._records import (
+    MemoryDerived,
+    MemoryParameters,
+    MemoryRaw,
+    MemoryRecord,
+    PairBandwidth,
+    Scalability,
+    ScalabilitySamples,
+)
 from ._report import memory_disagreements, memory_headlines, memory_meaning
-from ._records import (MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, PairBandwidth, Scalability,
-                       ScalabilitySamples)
 from ._tidy import memory_rows
 
 UNITS = {"alone": "bytes/s per core", "together": "bytes/s per core", "bandwidth": "bytes/s per core",

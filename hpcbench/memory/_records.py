@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._outliers import Outliers
-from .._record import Count, Mapping, One, optional, Pair, Record, required
+from .._record import Count, Mapping, One, Pair, Record, optional, required
 from ..topology import PlanRecord
 
 

@@ -9,15 +9,21 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
-    from ._benchmark import MultiBSPBenchmark
+    from ._benchmark import BENCHMARK, MultiBSPBenchmark
     from ._measure import flatten, leaf_kernel_rate, measure_component, measure_inner_product, split_slices
-    from ._model import (BOUND_FROM, PREDICTION_BOUND, GLFit, fit_g_L, fits_side_by_side, predict_inner_product,
-                         prediction_error)
+    from ._model import (
+        BOUND_FROM,
+        PREDICTION_BOUND,
+        GLFit,
+        fit_g_L,
+        fits_side_by_side,
+        predict_inner_product,
+        prediction_error,
+    )
     from ._options import MultiBSPOptions
     from ._plot import multibsp_figure, plot_hcomm, plot_inner_product, plot_tree
     from ._records import GLFits, MultiBSPDerived, MultiBSPRecord
     from ._tree import Component, Level, describe, tree
-    from ._benchmark import BENCHMARK
 
 __all__ = ["BENCHMARK", "BOUND_FROM", "PREDICTION_BOUND", "Component", "GLFit", "GLFits", "Level",
            "MultiBSPBenchmark", "MultiBSPDerived", "MultiBSPOptions", "MultiBSPRecord", "describe", "fit_g_L",

@@ -11,12 +11,20 @@ from .._memory import safe_memory_limit
 from .._protocol import Benchmark, Context, Job
 from ..topology import Topology
 from ._measure import leaf_kernel_rate, measure_component, measure_inner_product
-from ._model import PREDICTION_BOUND, BOUND_FROM, fits_side_by_side, predict_inner_product, prediction_error
+from ._model import BOUND_FROM, PREDICTION_BOUND, fits_side_by_side, predict_inner_product, prediction_error
 from ._options import MultiBSPOptions
 from ._plot import multibsp_figure
+from ._records import (
+    GLComponent,
+    GLLevel,
+    HcommSamples,
+    InnerProductPoint,
+    MultiBSPDerived,
+    MultiBSPParameters,
+    MultiBSPRaw,
+    MultiBSPRecord,
+)
 from ._report import multibsp_disagreements, multibsp_headlines, multibsp_meaning
-from ._records import (GLComponent, GLLevel, HcommSamples, InnerProductPoint, MultiBSPDerived, MultiBSPParameters,
-                       MultiBSPRaw, MultiBSPRecord)
 from ._tidy import multibsp_rows
 from ._tree import describe, plain_value, tree
 

@@ -11,16 +11,21 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
-    from ._analysis import (MAPPING_THRESHOLD, MAPPING_WEIGHT_INCREASE, DegradationRatios, GridAdvice, advise_grid,
-                            mapping_rule, ratios)
-    from ._benchmark import DistanceBenchmark, NetworkAccessBenchmark
+    from ._analysis import (
+        MAPPING_THRESHOLD,
+        MAPPING_WEIGHT_INCREASE,
+        DegradationRatios,
+        GridAdvice,
+        advise_grid,
+        mapping_rule,
+        ratios,
+    )
+    from ._benchmark import ACCESS_BENCHMARK, DISTANCE_BENCHMARK, DistanceBenchmark, NetworkAccessBenchmark
     from ._degr import degradation_path, export_from_results, read_degradation_file, write_degradation_file
     from ._measure import AccessResult, DistanceResult, distance_benchmark, network_access_benchmark, node_layout
     from ._options import NetworkOptions
     from ._plot import access_figure, distance_figure, plot_access, plot_distance, plot_rat_dist, plot_rat_nc
     from ._records import AccessDerived, AccessRecord, DistanceDerived, DistanceRecord, MappingRule
-    from ._benchmark import DISTANCE_BENCHMARK
-    from ._benchmark import ACCESS_BENCHMARK
 
 __all__ = ["ACCESS_BENCHMARK", "DISTANCE_BENCHMARK", "MAPPING_THRESHOLD", "MAPPING_WEIGHT_INCREASE", "AccessDerived",
            "AccessRecord", "AccessResult", "DegradationRatios", "DistanceBenchmark", "DistanceDerived",

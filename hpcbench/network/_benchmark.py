@@ -16,9 +16,16 @@ from ._analysis import mapping_rule
 from ._measure import check_nodes, check_size, distance_benchmark, network_access_benchmark, node_layout
 from ._options import NetworkOptions
 from ._plot import access_figure, distance_figure
+from ._records import (
+    AccessDerived,
+    AccessParameters,
+    AccessRecord,
+    DistanceDerived,
+    DistanceParameters,
+    DistanceRecord,
+    NetworkRaw,
+)
 from ._report import access_headlines, access_meaning, distance_headlines, distance_meaning
-from ._records import (AccessDerived, AccessParameters, AccessRecord, DistanceDerived, DistanceParameters,
-                       DistanceRecord, NetworkRaw)
 from ._tidy import access_rows, distance_rows
 
 UNITS = {"bandwidth": "bytes/s (mean over the measuring ranks, median over iterations)", "size": "bytes",

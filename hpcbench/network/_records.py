@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .._outliers import Outliers
-from .._record import AT_LEAST_ONE, Check, Mapping, One, optional, Positive, Record, require, required
+from .._record import AT_LEAST_ONE, Check, Mapping, One, Positive, Record, optional, require, required
 
 
 def _by_int(table: dict) -> dict:

@@ -10,9 +10,22 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._binding import bound_to
     from ._hwloc import Cache, NumaNode, Obj, Topology
-    from ._pairs import (DEFAULT_SAMPLE, MAX_SAMPLE, PAIR_MODES, PairPlan, PlanRecord, RelationRecord, check_pus,
-                         components, hwloc_shares_cache, parse_pu_list, plan_pairs, relation, require_two_pus,
-                         spread_order)
+    from ._pairs import (
+        DEFAULT_SAMPLE,
+        MAX_SAMPLE,
+        PAIR_MODES,
+        PairPlan,
+        PlanRecord,
+        RelationRecord,
+        check_pus,
+        components,
+        hwloc_shares_cache,
+        parse_pu_list,
+        plan_pairs,
+        relation,
+        require_two_pus,
+        spread_order,
+    )
 
 __all__ = ["DEFAULT_SAMPLE", "MAX_SAMPLE", "PAIR_MODES", "Cache", "NumaNode", "Obj", "PairPlan", "PlanRecord",
            "RelationRecord", "Topology", "bound_to", "check_pus", "components", "hwloc_shares_cache",

@@ -13,16 +13,22 @@ from ..._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._analysis import THESIS_EXPONENT, Growth, fit_growth
-    from ._benchmark import MatrixBenchmark
-    from ._kernels import (MatrixTimes, col_broadcast, local_matrix, row_broadcast, shift_matrix, transpose,
-                           update_guard)
-    from ._layout import (DIRECTIONS, KERNELS, broadcast_index, check_dimension, default_dims, matrix_mesh,
-                          mesh_shapes, ranks_of)
+    from ._benchmark import BENCHMARK, MatrixBenchmark
+    from ._kernels import MatrixTimes, col_broadcast, local_matrix, row_broadcast, shift_matrix, transpose, update_guard
+    from ._layout import (
+        DIRECTIONS,
+        KERNELS,
+        broadcast_index,
+        check_dimension,
+        default_dims,
+        matrix_mesh,
+        mesh_shapes,
+        ranks_of,
+    )
     from ._measure import measure_matrix
     from ._options import MatrixOptions
     from ._plot import matrix_figure, plot_kernel, plot_matrix
     from ._records import GrowthRecord, KernelResult, MatrixDerived, MatrixRecord
-    from ._benchmark import BENCHMARK
 
 __all__ = ["BENCHMARK", "DIRECTIONS", "Growth", "GrowthRecord", "KERNELS", "KernelResult", "MatrixBenchmark",
            "MatrixDerived", "MatrixOptions", "MatrixRecord", "MatrixTimes", "THESIS_EXPONENT", "broadcast_index",

@@ -79,7 +79,7 @@ def _profile(x: np.ndarray, t: np.ndarray, after: np.ndarray | None) -> tuple:
     the non-negative coefficients (t0, c[, t0_after, c_after]) of the model
     (x scaled to at most 1, so that the columns are all of order 1; `after`
     marks the second regime's dimensions)."""
-    from scipy.optimize import nnls   # here, not at import: SciPy's optimize and stats cost every command 1.2 s
+    from scipy.optimize import nnls  # here, not at import: SciPy's optimize and stats cost every command 1.2 s
     rss, coefs = [], []
     ones = np.ones_like(x)
     for p in EXPONENTS:
@@ -94,7 +94,7 @@ def _profile(x: np.ndarray, t: np.ndarray, after: np.ndarray | None) -> tuple:
 def fit_growth(dims: npt.ArrayLike, times: npt.ArrayLike, expected: int) -> Growth:
     """The growth of `times` (seconds, e.g. medians) over `dims` (matrix
     dimensions), against the thesis' exponent `expected` (1 or 2)."""
-    from scipy.stats import f as f_distribution   # see _profile
+    from scipy.stats import f as f_distribution  # see _profile
     n = np.asarray(dims, dtype=float)
     t = np.asarray(times, dtype=float)
     keep = np.isfinite(t) & (t > 0) & np.isfinite(n) & (n > 0)
