@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._validate import parse_size
-from .topology import parse_pu_list
+from .topology._pairs import parse_pu_list
 
 
 def size_arg(text: str) -> int:

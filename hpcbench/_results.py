@@ -72,12 +72,12 @@ class Results:
 
     def get_network_dist_ratio(self, dist: int) -> float:
         """ratDist[dist]; ValueError (one line) if out of range or not measured."""
-        from .network import DegradationRatios
+        from .network._analysis import DegradationRatios
         return DegradationRatios(self.network_dist_ratios, {}).get_network_dist_ratio(dist)
 
     def get_network_access_ratio(self, nprocs_per_node: int) -> float:
         """ratNC[nprocs_per_node]; ValueError (one line) if out of range or not measured."""
-        from .network import DegradationRatios
+        from .network._analysis import DegradationRatios
         return DegradationRatios({}, self.network_access_ratios).get_network_access_ratio(nprocs_per_node)
 
     def to_frame(self) -> pandas.DataFrame:

@@ -10,7 +10,6 @@ from hpcbench import _core
 from hpcbench._collective import collectively
 from hpcbench.comm import (
     CommError,
-    LayerSettings,
     _overlap,
     allreduce,
     barrier,
@@ -26,7 +25,7 @@ from hpcbench.comm import (
     pingpong,
     survey_layers,
 )
-from hpcbench.comm._layers import gather_placement
+from hpcbench.comm._layers import LayerSettings, gather_placement
 from hpcbench.comm._subset import on_ranks
 from hpcbench.topology import Topology
 

@@ -14,11 +14,8 @@ from mpi4py import MPI
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from matrix_oracle import local_block  # noqa: E402
 
-from hpcbench.comm import (  # noqa: E402
-    CommError,
-    Mesh,
-    matrix,  # noqa: E402
-)
+from hpcbench.comm import CommError, Mesh, matrix  # noqa: E402
+from hpcbench.comm.matrix._layout import broadcast_index  # noqa: E402
 
 comm = MPI.COMM_WORLD
 size, rank = comm.Get_size(), comm.Get_rank()
@@ -47,7 +44,7 @@ def states_match(on, mesh, n):
     """Every kernel's local matrix on communicator `on` after 1..3 applications."""
     me = on.Get_rank()
     for kernel in matrix.KERNELS:
-        index = matrix.broadcast_index(n, mesh, kernel) if kernel.endswith("broadcast") else 0
+        index = broadcast_index(n, mesh, kernel) if kernel.endswith("broadcast") else 0
         for k in (1, 2, 3):
             got = matrix.local_matrix(on, kernel, n, k, mesh=mesh)
             want = local_block(kernel, n, mesh, me, k, index)
@@ -71,7 +68,7 @@ try:
         check(np.all(t.samples >= t.per_rank.min(axis=0)), f"{t.kernel}: the slowest rank's time per application")
     medians = comm.allgather([t.median for t in runs])
     check(all(m == medians[0] for m in medians), "every rank gets the same result")
-    check(runs[5].index == 1 and runs[4].index == matrix.broadcast_index(n, mesh, "row_broadcast"),
+    check(runs[5].index == 1 and runs[4].index == broadcast_index(n, mesh, "row_broadcast"),
           "the broadcast rows and columns")
 
     # The benchmark's sweep: two passes pooled, dimensions ascending.

@@ -9,9 +9,10 @@ import cachesim as cs
 import numpy as np
 import pytest
 
-from hpcbench.cache import PassPlan, estimate_levels, run_passes, sweep_sizes
+from hpcbench.cache import PassPlan, estimate_levels, run_passes
 from hpcbench.cache import _analysis as analysis
 from hpcbench.cache._capacity import envelope
+from hpcbench.cache._grid import sweep_sizes
 from hpcbench.cache._passes import CHEAP_PASS_FACTOR, extension_limit, still_rising
 from hpcbench.cache._robust import per_size
 

@@ -6,8 +6,9 @@ import cachesim as cs
 import numpy as np
 import pytest
 
-from hpcbench.cache import PassPlan, estimate_levels, run_passes, sweep_sizes
+from hpcbench.cache import PassPlan, estimate_levels, run_passes
 from hpcbench.cache._capacity import CapacityBounds, bounds_below, capacity_bounds, choose, envelope, geometry_sizes
+from hpcbench.cache._grid import sweep_sizes
 from hpcbench.cache._robust import per_size
 
 KiB, MiB = 1 << 10, 1 << 20

@@ -4,16 +4,15 @@ import pytest
 
 from hpcbench.comm import (
     bandwidth_thresholds,
-    breakpoints,
     hockney_fit,
     hop_fit,
-    message_sizes,
     predict,
     refinement_sizes,
     regional_fit,
     vector_rate,
 )
-from hpcbench.comm._sweep import check_sizes
+from hpcbench.comm._models import breakpoints
+from hpcbench.comm._sweep import check_sizes, message_sizes
 
 SIZES = message_sizes(4 << 20)
 

@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 from paper_machines import dunnington, finis_terrae
 
-from hpcbench.comm import choose_contention_ranks, crowding, growth_fit, node_order, plan_layers, process_counts
+from hpcbench.comm import choose_contention_ranks, crowding, growth_fit, node_order, plan_layers
 from hpcbench.comm._contention import BOTH_NODES, INSIDE_NODE, NO_NODE, ONE_NODE, SAME_NODE
 from hpcbench.comm._layerplan import PairNamer
 from hpcbench.comm._layers import _checks, _group
 from hpcbench.comm._overlap import overlap_percent
 from hpcbench.comm._records import Placement
 from hpcbench.comm._sanity import ABOVE_RANGE, BELOW_COMM, BELOW_RANGE, overlap_flags
+from hpcbench.comm._scaling import process_counts
 from hpcbench.topology import relation
 
 # --- collectives against the number of processes ----------------------------------------------------------

@@ -25,9 +25,11 @@ from mapping_records import (
 from paper_machines import dunnington, finis_terrae
 
 from hpcbench._record import from_plain, to_plain
-from hpcbench.mapping import ProcessMapping, advise_per_node, launch, map_processes, mapping_figure, weights_for
+from hpcbench.mapping import ProcessMapping, launch, map_processes, mapping_figure
+from hpcbench.mapping._advice import advise_per_node
 from hpcbench.mapping._inputs import collect
 from hpcbench.mapping._tree import tree_from_summary
+from hpcbench.mapping._weights import weights_for
 from hpcbench.topology import Topology
 
 

@@ -15,20 +15,9 @@ from hpcbench import _core
 from hpcbench._errors import OptionError
 from hpcbench._protocol import Job
 from hpcbench.comm import Mesh
-from hpcbench.comm.matrix import (
-    BENCHMARK,
-    KERNELS,
-    THESIS_EXPONENT,
-    MatrixOptions,
-    broadcast_index,
-    check_dimension,
-    default_dims,
-    fit_growth,
-    matrix_mesh,
-    mesh_shapes,
-    ranks_of,
-)
-from hpcbench.comm.matrix._options import dims_arg, kernels_arg, mesh_arg
+from hpcbench.comm.matrix import BENCHMARK, KERNELS, THESIS_EXPONENT, default_dims, fit_growth, matrix_mesh, mesh_shapes
+from hpcbench.comm.matrix._layout import broadcast_index, check_dimension, ranks_of
+from hpcbench.comm.matrix._options import MatrixOptions, dims_arg, kernels_arg, mesh_arg
 from hpcbench.comm.matrix._summary import time_text
 from hpcbench.topology import Topology
 

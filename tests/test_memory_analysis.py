@@ -3,15 +3,12 @@ import numpy as np
 import pytest
 from paper_machines import dunnington, finis_terrae, finis_terrae_relative_bandwidth
 
-from hpcbench.memory import (
+from hpcbench.memory import analyze_scalability, pair_aggregate, pair_bandwidth, run_aggregate
+from hpcbench.memory._analysis import (
     OVERSTATED,
     UNEVEN_CORES,
     aggregate_bandwidth,
     analyze_memory_overhead,
-    analyze_scalability,
-    pair_aggregate,
-    pair_bandwidth,
-    run_aggregate,
     uneven_cores_warning,
 )
 from hpcbench.topology import plan_pairs

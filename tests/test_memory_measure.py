@@ -4,7 +4,8 @@ construction or by a wide margin are asserted, never a speed or a time."""
 import numpy as np
 import pytest
 
-from hpcbench.memory import analyze_scalability, copy_run, measure_scalability, run_aggregate
+from hpcbench.memory import analyze_scalability, copy_run, run_aggregate
+from hpcbench.memory._measure import measure_scalability
 from hpcbench.topology import Topology
 
 # Bytes per array: past L2, and a copy (2 arrays, several ms) long beside a time slice of this machine's

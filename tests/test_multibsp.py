@@ -6,16 +6,9 @@ import numpy as np
 import pytest
 
 from hpcbench import _core
-from hpcbench.multibsp import (
-    describe,
-    fit_g_L,
-    fits_side_by_side,
-    flatten,
-    measure_inner_product,
-    predict_inner_product,
-    split_slices,
-    tree,
-)
+from hpcbench.multibsp import describe, fits_side_by_side, tree
+from hpcbench.multibsp._measure import flatten, measure_inner_product, split_slices
+from hpcbench.multibsp._model import fit_g_L, predict_inner_product
 from hpcbench.topology import Topology
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -167,7 +160,8 @@ def test_shipped_example_prediction_is_bounded():
     on each PU, then (p - 1) g + L + p flops of the gathering superstep),
     and measured / predicted within PREDICTION_BOUND from BOUND_FROM doubles."""
     import hpcbench
-    from hpcbench.multibsp import BENCHMARK, BOUND_FROM, PREDICTION_BOUND, prediction_error
+    from hpcbench.multibsp import BENCHMARK, BOUND_FROM, PREDICTION_BOUND
+    from hpcbench.multibsp._model import prediction_error
 
     example = os.path.join(os.path.dirname(DATA), "..", "hpcbench", "examples", "multibsp-example.json")
     record = hpcbench.load(example).benchmarks[0]
@@ -187,6 +181,6 @@ def test_shipped_example_prediction_is_bounded():
 
 
 def test_prediction_error_range():
-    from hpcbench.multibsp import prediction_error
+    from hpcbench.multibsp._model import prediction_error
     assert prediction_error([1 << 10, 1 << 14, 1 << 15], [3.0, 1.2, 0.9]) == (0.9, 1.2)
     assert prediction_error([1 << 10], [3.0]) is None

@@ -7,15 +7,15 @@ import pytest
 import hpcbench
 from hpcbench import Results
 from hpcbench.network import (
-    DegradationRatios,
     advise_grid,
-    degradation_path,
     export_from_results,
     mapping_rule,
     ratios,
     read_degradation_file,
     write_degradation_file,
 )
+from hpcbench.network._analysis import DegradationRatios
+from hpcbench.network._degr import degradation_path
 
 # Servet 3.0, Fig. 3 (HECToR): ratDist grows with distance.
 HECTOR_LIKE = {1: 1.0, 2: 1.25, 3: 1.5, 4: 1.7, 5: 1.9, 6: 2.1, 7: 2.3, 8: 2.5}

@@ -144,7 +144,7 @@ def test_missing_matplotlib_names_the_plot_extra(monkeypatch):
     for name in ("matplotlib", "matplotlib.figure"):
         monkeypatch.setitem(sys.modules, name, None)
     from hpcbench import _plot
-    from hpcbench.report import matplotlib_missing
+    from hpcbench.report._figures import matplotlib_missing
 
     assert "pip install 'hpcbench[plot]'" in matplotlib_missing()
     with pytest.raises(ImportError, match=re.escape("pip install 'hpcbench[plot]'")):

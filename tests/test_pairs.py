@@ -4,7 +4,8 @@ import itertools
 import pytest
 from paper_machines import dunnington, finis_terrae
 
-from hpcbench.topology import check_pus, components, parse_pu_list, plan_pairs, relation, spread_order
+from hpcbench.topology import components, plan_pairs, relation
+from hpcbench.topology._pairs import check_pus, parse_pu_list, spread_order
 
 
 def test_parse_pu_list():

@@ -11,9 +11,7 @@ import numpy as np
 import pytest
 
 from hpcbench.predict import (
-    CLASSES,
     NetworkProfile,
-    OverheadTable,
     Placement,
     ProfileError,
     Region,
@@ -22,6 +20,8 @@ from hpcbench.predict import (
     wavefront,
     wavefront_program,
 )
+from hpcbench.predict._classes import CLASSES
+from hpcbench.predict._profile import OverheadTable
 from hpcbench.predict._program import Program
 from hpcbench.predict._replay import replay
 

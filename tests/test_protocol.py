@@ -67,9 +67,12 @@ def test_library_functions_take_their_defaults_from_the_options():
     """measure() and friends read their keyword defaults from the options
     dataclass: a default changed there changes everywhere."""
     from hpcbench.cache import CacheOptions, measure
-    from hpcbench.comm.matrix import MatrixOptions, measure_matrix
-    from hpcbench.memory import MemoryOptions, measure_pairs
-    from hpcbench.multibsp import MultiBSPOptions, measure_component
+    from hpcbench.comm.matrix import measure_matrix
+    from hpcbench.comm.matrix._options import MatrixOptions
+    from hpcbench.memory._measure import measure_pairs
+    from hpcbench.memory._options import MemoryOptions
+    from hpcbench.multibsp._measure import measure_component
+    from hpcbench.multibsp._options import MultiBSPOptions
     for fn, options in ((measure, CacheOptions()), (measure_pairs, MemoryOptions()),
                         (measure_component, MultiBSPOptions()), (measure_matrix, MatrixOptions())):
         for name, p in inspect.signature(fn).parameters.items():

@@ -30,10 +30,11 @@ from hpcbench._headline import UNITS, Headline, format_value, ratio
 from hpcbench._record import Record
 from hpcbench._results import Results
 from hpcbench.cli import main
-from hpcbench.report import ReportError, comparison_html, default_report_path, report_html, write_report
+from hpcbench.report import ReportError, comparison_html, report_html, write_report
 from hpcbench.report._compare import pair_views, verdict
 from hpcbench.report._page import single_page
 from hpcbench.report._view import RecordView
+from hpcbench.report._write import default_report_path
 
 matplotlib = pytest.importorskip("matplotlib")
 

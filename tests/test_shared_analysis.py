@@ -3,8 +3,10 @@ import numpy as np
 import pytest
 from paper_machines import dunnington, finis_terrae
 
-from hpcbench.cache import PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, co_run_ratio, decision_threshold
-from hpcbench.topology import hwloc_shares_cache, plan_pairs
+from hpcbench.cache import co_run_ratio
+from hpcbench.cache._shared import PAPER_THRESHOLD, analyze_shared_caches, choose_corun_size, decision_threshold
+from hpcbench.topology import plan_pairs
+from hpcbench.topology._pairs import hwloc_shares_cache
 
 SHARED_RATIO = 3.0
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .._argtypes import pu_list_arg, size_arg
 from .._protocol import option
 from .._validate import Range
-from ..topology import DEFAULT_SAMPLE, MAX_SAMPLE
+from ..topology._pairs import DEFAULT_SAMPLE, MAX_SAMPLE
 
 ORDER_CHOICES = ("auto", "sequential", "random", "windowed")
 PAGE_CHOICES = ("normal", "huge", "system")

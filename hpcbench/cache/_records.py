@@ -7,7 +7,7 @@ from typing import Any
 
 from .._outliers import Outliers
 from .._record import Count, Mapping, One, Pair, Positive, Record, optional, require, required
-from ..topology import PlanRecord
+from ..topology._pairs import PlanRecord
 
 #: raw samples: nested lists of numbers with None where a pass did not run
 Samples = Any

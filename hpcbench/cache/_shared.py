@@ -34,7 +34,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from ..topology import PairPlan, Topology, components, hwloc_shares_cache
+from ..topology import Topology, components
+from ..topology._pairs import PairPlan, hwloc_shares_cache
 from ._records import PairRatio, SharedLevelRecord
 
 #: Two PU OS indexes, the smaller first.

@@ -16,7 +16,8 @@ from .. import _validate
 from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from .._tidy import Row
-from ..topology import Topology, plan_pairs, require_two_pus
+from ..topology import Topology, plan_pairs
+from ..topology._pairs import require_two_pus
 from ._compare import judge
 from ._levels import sweep_levels
 from ._measure import measure

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _core
 from .._errors import OptionError
 from .._memory import page_mode
-from ..topology import PairPlan
+from ..topology._pairs import PairPlan
 from ._options import CacheOptions, SharedOptions
 from ._resolve import ORDERS
 

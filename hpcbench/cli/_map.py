@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from .._argtypes import pu_list_arg
 from .._errors import ResultsError
 from .._terminal import shown
-from ..mapping import FORMATS, KINDS
+from ..mapping._launch import FORMATS
+from ..mapping._weights import KINDS
 from ._common import SUMMARIES, Parser, UsageError
 
 if TYPE_CHECKING:          # for the annotation only
@@ -51,7 +52,7 @@ def _check_output(path: str, inputs: list[str], force: bool) -> None:
     --force, and never a results file, a link, a device or a FIFO)."""
     from .._files import check_target
     from .._output import is_results_file
-    from ..mapping import is_map_file
+    from ..mapping._launch import is_map_file
     if path.strip() and (is_results_file(path) or any(_same_file(path, r) for r in inputs)):
         raise ValueError(f"-o {path} is a results file; it is not overwritten")
     check_target(path, "-o", is_map_file, force=force, what="a launcher file hpcbench map wrote")

@@ -54,7 +54,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 def check_run_report(results_path: str) -> str:
     """Before a run measures anything: the report beside `results_path` can
     be written and drawn. Returns its path; UsageError (one line) if not."""
-    from ..report import ReportError, check_report_path, default_report_path, matplotlib_missing
+    from ..report import ReportError
+    from ..report._figures import matplotlib_missing
+    from ..report._write import check_report_path, default_report_path
     path = default_report_path([results_path])
     try:
         check_report_path(path, (results_path,), hint="choose another results file with -o (the report is named "
@@ -71,7 +73,8 @@ def write_run_report(results: Results, results_path: str) -> bool:
     """At the end of a run (rank 0): the report beside the results. A
     failure is one line on stderr; the results are already saved. Returns
     whether the report was written."""
-    from ..report import ReportError, default_report_path, write_loaded
+    from ..report import ReportError
+    from ..report._write import default_report_path, write_loaded
     path = default_report_path([results_path])
     try:
         written = write_loaded([results], path)

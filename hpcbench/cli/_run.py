@@ -160,7 +160,8 @@ def _checked(args: argparse.Namespace, topology: Topology, job: Job,
 
 def write_degradation(results: Results, output: str) -> None:
     """Beside the results, the file the C API reads, when a network benchmark finished."""
-    from ..network import degradation_path, export_from_results
+    from ..network import export_from_results
+    from ..network._degr import degradation_path
     if results.network_dist_ratios or results.network_access_ratios:
         path = degradation_path(output)
         try:

@@ -58,7 +58,8 @@ def add_tool_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
 
 def cmd_degr(args: argparse.Namespace) -> int:
     from .._results import load
-    from ..network import degradation_path, export_from_results
+    from ..network import export_from_results
+    from ..network._degr import degradation_path
     try:
         results = load(args.results)
         path = args.output if args.output is not None else degradation_path(args.results)

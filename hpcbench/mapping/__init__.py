@@ -10,14 +10,10 @@ srun, MPICH hydra) and the figure of the chosen cores.
 A decision, not a benchmark: it reads the typed records (hpcbench.load)
 and never measures. See docs/mapping.md.
 """
-from ._advice import advise_per_node
-from ._launch import FORMATS, Launch, check_host_name, is_map_file, launch
+from ._launch import Launch, check_host_name, launch
 from ._plot import mapping_figure, plot_mapping
-from ._result import Choice, MappedNode, NodeLevels, PerNodeAdvice, ProcessMapping, RuleSource, RuleUpdate
+from ._result import Choice, ProcessMapping
 from ._select import map_processes
-from ._weights import KINDS, Weights, weights_for
 
-__all__ = ["FORMATS", "KINDS", "Choice", "Launch", "MappedNode", "NodeLevels", "PerNodeAdvice", "ProcessMapping",
-           "RuleSource", "RuleUpdate", "Weights", "advise_per_node", "check_host_name", "is_map_file",
-           "launch", "map_processes", "mapping_figure",
-           "plot_mapping", "weights_for"]
+__all__ = ["Choice", "Launch", "ProcessMapping", "check_host_name", "launch", "map_processes", "mapping_figure",
+           "plot_mapping"]

@@ -21,7 +21,7 @@ import numpy as np
 from .._format import groups_text
 from .._record import Record
 from .._results import Results, load
-from ..comm import LAYER_TOLERANCE
+from ..comm._layers import DEFAULT_TOLERANCE as LAYER_TOLERANCE
 from ..topology import Topology
 from ._latency import CommLatencies, NodeLatency, Pair, comm_latencies, measured, stand_in
 from ._tree import NodeTree, Partition, partition, tree_from_summary

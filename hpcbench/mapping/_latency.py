@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..comm import LAYER_TOLERANCE
+from ..comm._layers import DEFAULT_TOLERANCE as LAYER_TOLERANCE
 from ._tree import NodeTree, Partition
 
 if TYPE_CHECKING:

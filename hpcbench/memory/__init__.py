@@ -14,74 +14,27 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
-    from ._analysis import (
-        OVERSTATED,
-        UNEVEN_CORES,
-        MemoryOverhead,
-        OverheadLevel,
-        aggregate_bandwidth,
-        analyze_memory_overhead,
-        analyze_scalability,
-        own_rates,
-        pair_aggregate,
-        pair_bandwidth,
-        run_aggregate,
-        uneven_cores_warning,
-    )
-    from ._benchmark import BENCHMARK, MemoryBenchmark
-    from ._measure import (
-        CopyRun,
-        check_array_bytes,
-        check_copy,
-        copy_bandwidth,
-        copy_run,
-        default_array_bytes,
-        measure_pairs,
-        measure_scalability,
-    )
-    from ._options import MemoryOptions
-    from ._plot import memory_figure, plot_pair_bandwidth, plot_scalability
-    from ._records import MemoryDerived, MemoryParameters, MemoryRaw, MemoryRecord, ScalabilityPoint
+    from ._analysis import analyze_scalability, own_rates, pair_aggregate, pair_bandwidth, run_aggregate
+    from ._benchmark import BENCHMARK
+    from ._measure import copy_run, default_array_bytes
+    from ._plot import plot_pair_bandwidth, plot_scalability
+    from ._records import MemoryRecord
 
-__all__ = ["BENCHMARK", "CopyRun", "MemoryBenchmark", "MemoryDerived", "MemoryOptions", "MemoryOverhead",
-           "MemoryParameters", "MemoryRaw", "MemoryRecord", "OVERSTATED", "OverheadLevel", "ScalabilityPoint",
-           "UNEVEN_CORES", "aggregate_bandwidth", "analyze_memory_overhead", "analyze_scalability",
-           "check_array_bytes", "check_copy", "copy_bandwidth", "copy_run", "default_array_bytes", "measure_pairs",
-           "measure_scalability", "memory_figure", "own_rates", "pair_aggregate", "pair_bandwidth",
-           "plot_pair_bandwidth", "plot_scalability", "run_aggregate", "uneven_cores_warning"]
+__all__ = ["BENCHMARK", "MemoryRecord", "analyze_scalability", "copy_run", "default_array_bytes", "own_rates",
+           "pair_aggregate", "pair_bandwidth", "plot_pair_bandwidth", "plot_scalability", "run_aggregate"]
 
 # public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
 _EXPORTS = {
     'BENCHMARK': '._benchmark',
-    'CopyRun': '._measure',
-    'MemoryBenchmark': '._benchmark',
-    'MemoryDerived': '._records',
-    'MemoryOptions': '._options',
-    'MemoryOverhead': '._analysis',
-    'MemoryParameters': '._records',
-    'MemoryRaw': '._records',
     'MemoryRecord': '._records',
-    'OVERSTATED': '._analysis',
-    'OverheadLevel': '._analysis',
-    'ScalabilityPoint': '._records',
-    'UNEVEN_CORES': '._analysis',
-    'aggregate_bandwidth': '._analysis',
-    'analyze_memory_overhead': '._analysis',
     'analyze_scalability': '._analysis',
-    'check_array_bytes': '._measure',
-    'check_copy': '._measure',
-    'copy_bandwidth': '._measure',
     'copy_run': '._measure',
     'default_array_bytes': '._measure',
-    'measure_pairs': '._measure',
-    'measure_scalability': '._measure',
-    'memory_figure': '._plot',
     'own_rates': '._analysis',
     'pair_aggregate': '._analysis',
     'pair_bandwidth': '._analysis',
     'plot_pair_bandwidth': '._plot',
     'plot_scalability': '._plot',
     'run_aggregate': '._analysis',
-    'uneven_cores_warning': '._analysis',
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -36,7 +36,8 @@ import numpy.typing as npt
 
 from .._grouping import split_at_gaps
 from .._protocol import check_ranges
-from ..topology import PairPlan, components
+from ..topology import components
+from ..topology._pairs import PairPlan
 from ._options import DEFAULT_TOLERANCE, MemoryOptions
 from ._records import OverheadLevelRecord, OverheadRecord, ScalabilityPoint
 

@@ -8,7 +8,8 @@ import dataclasses
 from .._format import format_size, gigabytes_per_second, groups_text
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
-from ..topology import Topology, check_pus, plan_pairs, require_two_pus, spread_order
+from ..topology import Topology, plan_pairs
+from ..topology._pairs import check_pus, require_two_pus, spread_order
 from ._analysis import (
     analyze_memory_overhead,
     analyze_scalability,

@@ -17,7 +17,8 @@ from .. import _core, _validate
 from .._errors import OptionError
 from .._format import format_size
 from .._memory import page_mode, safe_memory_limit
-from ..topology import PairPlan, Topology
+from ..topology import Topology
+from ..topology._pairs import PairPlan
 from ._options import MemoryOptions
 
 _D = MemoryOptions()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from .._argtypes import pu_list_arg, size_arg
 from .._protocol import option
 from .._validate import Range
-from ..topology import DEFAULT_SAMPLE, MAX_SAMPLE
+from ..topology._pairs import DEFAULT_SAMPLE, MAX_SAMPLE
 
 #: Relative difference that separates "below the reference" and two levels.
 DEFAULT_TOLERANCE = 0.10

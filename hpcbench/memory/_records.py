@@ -6,7 +6,7 @@ from typing import Any
 
 from .._outliers import Outliers
 from .._record import Count, Mapping, One, Pair, Record, optional, required
-from ..topology import PlanRecord
+from ..topology._pairs import PlanRecord
 
 
 @dataclass(kw_only=True)

@@ -28,7 +28,8 @@ from .._collective import CommError, check_comm
 from .._errors import OptionError
 from .._memory import safe_memory_limit
 from .._nodes import node_membership, quiet_wait
-from ..topology import Topology, spread_order
+from ..topology import Topology
+from ..topology._pairs import spread_order
 from ._analysis import ratios
 from ._options import DEFAULT_CAP_S, DEFAULT_SIZE
 

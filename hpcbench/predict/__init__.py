@@ -20,8 +20,7 @@ ProgramError, SizeError, WhatIfError, ClassError) are deprecated aliases
 of PredictError, kept for one release.
 """
 from ._allocate import STRATEGIES, Machine, allocate, placement_from_mapping
-from ._bounds import Cost, available_memory, model_cost, simulation_cost
-from ._classes import CLASSES, class_of_layer
+from ._bounds import Cost, available_memory, simulation_cost
 from ._errors import (
                       ClassError,
                       Deadlock,
@@ -36,26 +35,24 @@ from ._errors import (
                       WhatIfError,
 )
 from ._inputs import StudyInputs
-from ._kernel import DEFAULT_WORK, WavefrontTimes, measure_wg, run_wavefront, serial_checksum, wg_samples
+from ._kernel import WavefrontTimes, measure_wg, run_wavefront
 from ._model import WavefrontPrediction, wavefront
 from ._output import check_outputs, write_outputs
 from ._params import WavefrontParams, parse_grid, parse_procs, square_array
 from ._placement import Placement
-from ._profile import MessageCosts, NetworkProfile, OverheadTable, Region
+from ._profile import NetworkProfile, Region
 from ._program import Program
 from ._replay import Replay, replay
 from ._simulate import Simulation, message_timing, simulate
 from ._study import Study, study
 from ._sweep import SweepRow
 from ._wavefront_program import wavefront_program
-from ._whatif import KEYS, Projection, WhatIf, parse_what_if
+from ._whatif import Projection, WhatIf, parse_what_if
 
-__all__ = ["CLASSES", "ClassError", "Cost", "DEFAULT_WORK", "Deadlock", "KEYS", "Machine", "MachineError",
-           "MessageCosts", "NetworkProfile", "OverheadTable", "ParameterError", "Placement", "PlacementError",
-           "PredictError", "ProfileError", "Program", "ProgramError", "Projection", "Region", "Replay", "STRATEGIES",
-           "Simulation", "SimulationError", "SizeError", "Study", "StudyInputs", "SweepRow", "WavefrontParams",
-           "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate", "available_memory",
-           "check_outputs", "class_of_layer", "measure_wg", "message_timing", "model_cost", "parse_grid",
-           "parse_procs", "parse_what_if", "placement_from_mapping", "replay", "run_wavefront", "serial_checksum",
-           "simulate", "simulation_cost", "square_array", "study", "wavefront", "wavefront_program", "wg_samples",
-           "write_outputs"]
+__all__ = ["ClassError", "Cost", "Deadlock", "Machine", "MachineError", "NetworkProfile", "ParameterError", "Placement",
+           "PlacementError", "PredictError", "ProfileError", "Program", "ProgramError", "Projection", "Region",
+           "Replay", "STRATEGIES", "Simulation", "SimulationError", "SizeError", "Study", "StudyInputs", "SweepRow",
+           "WavefrontParams", "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate",
+           "available_memory", "check_outputs", "measure_wg", "message_timing", "parse_grid", "parse_procs",
+           "parse_what_if", "placement_from_mapping", "replay", "run_wavefront", "simulate", "simulation_cost",
+           "square_array", "study", "wavefront", "wavefront_program", "write_outputs"]

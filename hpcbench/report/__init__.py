@@ -11,9 +11,7 @@ package; nothing here names a benchmark (docs/report.md).
 """
 from .._headline import Headline
 from ._compare import comparison_html
-from ._figures import matplotlib_missing
 from ._page import report_html
-from ._write import ReportError, Written, check_report_path, default_report_path, write_loaded, write_report
+from ._write import ReportError, Written, write_report
 
-__all__ = ["Headline", "ReportError", "Written", "check_report_path", "comparison_html", "default_report_path",
-           "matplotlib_missing", "report_html", "write_loaded", "write_report"]
+__all__ = ["Headline", "ReportError", "Written", "comparison_html", "report_html", "write_report"]

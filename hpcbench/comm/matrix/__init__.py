@@ -13,56 +13,32 @@ from ..._lazy import lazy_exports
 
 if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._analysis import THESIS_EXPONENT, Growth, fit_growth
-    from ._benchmark import BENCHMARK, MatrixBenchmark
+    from ._benchmark import BENCHMARK
     from ._kernels import MatrixTimes, col_broadcast, local_matrix, row_broadcast, shift_matrix, transpose, update_guard
-    from ._layout import (
-        DIRECTIONS,
-        KERNELS,
-        broadcast_index,
-        check_dimension,
-        default_dims,
-        matrix_mesh,
-        mesh_shapes,
-        ranks_of,
-    )
+    from ._layout import KERNELS, default_dims, matrix_mesh, mesh_shapes
     from ._measure import measure_matrix
-    from ._options import MatrixOptions
-    from ._plot import matrix_figure, plot_kernel, plot_matrix
-    from ._records import GrowthRecord, KernelResult, MatrixDerived, MatrixRecord
+    from ._plot import plot_kernel, plot_matrix
 
-__all__ = ["BENCHMARK", "DIRECTIONS", "Growth", "GrowthRecord", "KERNELS", "KernelResult", "MatrixBenchmark",
-           "MatrixDerived", "MatrixOptions", "MatrixRecord", "MatrixTimes", "THESIS_EXPONENT", "broadcast_index",
-           "check_dimension", "col_broadcast", "default_dims", "fit_growth", "local_matrix", "matrix_figure",
-           "matrix_mesh", "measure_matrix", "mesh_shapes", "plot_kernel", "plot_matrix", "ranks_of",
+__all__ = ["BENCHMARK", "Growth", "KERNELS", "MatrixTimes", "THESIS_EXPONENT", "col_broadcast", "default_dims",
+           "fit_growth", "local_matrix", "matrix_mesh", "measure_matrix", "mesh_shapes", "plot_kernel", "plot_matrix",
            "row_broadcast", "shift_matrix", "transpose", "update_guard"]
 
 # public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
 _EXPORTS = {
     'BENCHMARK': '._benchmark',
-    'DIRECTIONS': '._layout',
     'Growth': '._analysis',
-    'GrowthRecord': '._records',
     'KERNELS': '._layout',
-    'KernelResult': '._records',
-    'MatrixBenchmark': '._benchmark',
-    'MatrixDerived': '._records',
-    'MatrixOptions': '._options',
-    'MatrixRecord': '._records',
     'MatrixTimes': '._kernels',
     'THESIS_EXPONENT': '._analysis',
-    'broadcast_index': '._layout',
-    'check_dimension': '._layout',
     'col_broadcast': '._kernels',
     'default_dims': '._layout',
     'fit_growth': '._analysis',
     'local_matrix': '._kernels',
-    'matrix_figure': '._plot',
     'matrix_mesh': '._layout',
     'measure_matrix': '._measure',
     'mesh_shapes': '._layout',
     'plot_kernel': '._plot',
     'plot_matrix': '._plot',
-    'ranks_of': '._layout',
     'row_broadcast': '._kernels',
     'shift_matrix': '._kernels',
     'transpose': '._kernels',
