@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING
 from ._lazy import lazy_exports
 from ._version import __version__
 
-# public name -> the module that defines it
+# submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _LAZY = {
-    "HpcbenchError": "._errors", "InputError": "._errors", "OptionError": "._errors", "ResultsError": "._errors",
-    "OutputError": "._errors", "Unavailable": "._errors", "Skipped": "._errors", "MeasurementError": "._errors",
-    "Benchmark": "._protocol", "Context": "._protocol", "Job": "._protocol",
-    "Record": "._record", "SchemaError": "._record",
-    "BENCHMARKS": "._registry", "default_suite": "._registry",
-    "Results": "._results", "load": "._results",
-    "run_suite": "._runner",
-    "Topology": ".topology",
+    "._errors": ("HpcbenchError", "InputError", "MeasurementError", "OptionError", "OutputError", "ResultsError",
+                 "Skipped", "Unavailable"),
+    "._protocol": ("Benchmark", "Context", "Job"),
+    "._record": ("Record", "SchemaError"),
+    "._registry": ("BENCHMARKS", "default_suite"),
+    "._results": ("Results", "load"),
+    "._runner": ("run_suite",),
+    ".topology": ("Topology",),
 }
 
 __all__ = ["BENCHMARKS", "Benchmark", "Context", "HpcbenchError", "InputError", "Job", "MeasurementError",

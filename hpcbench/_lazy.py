@@ -14,15 +14,17 @@ from collections.abc import Callable
 from typing import Any
 
 
-def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """(__getattr__, __dir__) for `package`, whose public names are the keys
-    of `exports`, each defined in the submodule its value names (relative,
-    "._x" style, as in a `from ._x import` line; "._x:NAME" where the
-    submodule calls it NAME, as `from ._x import NAME as public`)."""
+def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]) -> tuple[Callable[[str], Any],
+                                                                           Callable[[], list[str]]]:
+    """(__getattr__, __dir__) for `package`, whose public names are listed
+    by the submodule that defines them: {"._x": ("name", ...)}, as in a
+    `from ._x import name` line ("._x:NAME" as a key where the submodule
+    calls it NAME, as `from ._x import NAME as public`)."""
     namespace = importlib.import_module(package).__dict__
+    where_of = {name: module for module, names in exports.items() for name in names}
 
     def __getattr__(name: str) -> Any:
-        where = exports.get(name)
+        where = where_of.get(name)
         if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module, _, attribute = where.partition(":")
@@ -31,6 +33,6 @@ def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str],
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(namespace) | set(exports))
+        return sorted(set(namespace) | set(where_of))
 
     return __getattr__, __dir__

@@ -8,6 +8,7 @@ from mpi4py import MPI
 
 from hpcbench import _core
 from hpcbench._collective import collectively
+from hpcbench._subset import on_ranks
 from hpcbench.comm import (
     CommError,
     _overlap,
@@ -26,7 +27,6 @@ from hpcbench.comm import (
     survey_layers,
 )
 from hpcbench.comm._layers import LayerSettings, gather_placement
-from hpcbench.comm._subset import on_ranks
 from hpcbench.topology import Topology
 
 comm = MPI.COMM_WORLD

@@ -110,3 +110,29 @@ def test_domains_do_not_import_the_registry_or_the_cli(package):
             bad = {t for t in targets if t.startswith(("hpcbench._registry", "hpcbench.cli", "hpcbench._runner",
                                                        "hpcbench._show", "hpcbench._results"))}
             assert not bad, f"{name} imports {bad}"
+
+
+LAZY_PACKAGES = ["hpcbench", "hpcbench.cache", "hpcbench.comm", "hpcbench.comm.matrix", "hpcbench.memory",
+                 "hpcbench.multibsp", "hpcbench.network", "hpcbench.topology"]
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_a_lazy_package_says_each_name_once_the_same_way(package):
+    """__all__, the lazy export table and the TYPE_CHECKING imports list the
+    same names, each from the submodule that defines it."""
+    import importlib
+    module = importlib.import_module(package)
+    with open(module.__file__) as f:
+        tree = ast.parse(f.read())
+    table = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                 and getattr(n.targets[0], "id", "") in ("_EXPORTS", "_LAZY"))
+    guarded = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    imported = {(("." * imp.level) + (imp.module or ""), a.name) for imp in guarded.body
+                if isinstance(imp, ast.ImportFrom) for a in imp.names}
+    exported = {(where.partition(":")[0], where.partition(":")[2] or name)
+                for where, names in table.items() for name in names}
+    assert imported == exported
+    eager = {"__version__"} if package == "hpcbench" else set()
+    assert set(module.__all__) == {name for names in table.values() for name in names} | eager
+    for name in module.__all__:
+        assert getattr(module, name) is not None

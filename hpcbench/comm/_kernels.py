@@ -3,7 +3,7 @@
 Every function here is collective: all ranks of `comm` call it with the same
 arguments, and all get the same result object back (it is broadcast from the
 rank that measured). Point-to-point kernels run their pair on a
-sub-communicator while the other ranks sleep (_subset.py). Timed loops run in C (hpcbench._core) with the GIL
+sub-communicator while the other ranks sleep (hpcbench/_subset.py). Timed loops run in C (hpcbench._core) with the GIL
 released; repetitions are adaptive (adaptive.py); payloads are checked after
 every timed loop. Times are seconds, sizes bytes.
 
@@ -25,9 +25,9 @@ import numpy.typing as npt
 from .. import _core
 from .._adaptive import DEFAULT_RSE, StopRule, run_adaptive
 from .._collective import check_comm, check_rank, collectively, require_ranks
+from .._subset import on_ranks
 from .._timer import ticks_per_second
 from ._records import OverheadRecord
-from ._subset import on_ranks
 from ._sweep import BATCHES, CAP_S, SizeSweep, check_sizes, message_sizes
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _p2p_sweep(comm, kernel: _PairKernel, sizes, test_rank: int, peer: int, stop
     sizes = check_sizes(message_sizes() if sizes is None else sizes)
     if comm.Get_size() > 2:
         # The pair on a communicator of its own; the other ranks sleep instead
-        # of spinning in MPI while it measures (_subset.py).
+        # of spinning in MPI while it measures (hpcbench/_subset.py).
         return on_ranks(comm, [test_rank, peer], lambda sub: _p2p_sweep(sub, kernel, sizes, 0, 1, stop),
                         root=test_rank)
     rank = comm.Get_rank()

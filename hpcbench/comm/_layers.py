@@ -31,13 +31,13 @@ from .._adaptive import StopRule, run_adaptive
 from .._collective import collectively
 from .._grouping import split_at_gaps
 from .._nodes import node_membership
+from .._subset import on_ranks
 from .._timer import ticks_per_second
 from ..topology import Topology
 from ._kernels import Overheads, overheads, pingpong
 from ._layerplan import DEFAULT_SAMPLE, LayerPlan, PairNamer, plan_layers
 from ._models import regional_fit
 from ._records import LayerCheck, LayerClass, LayerPlanRecord, LayerRecord, LayerScalability, Placement
-from ._subset import on_ranks
 from ._sweep import BATCHES, SizeSweep
 
 if TYPE_CHECKING:

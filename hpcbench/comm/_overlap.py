@@ -26,12 +26,12 @@ import numpy.typing as npt
 from .. import _core
 from .._adaptive import DEFAULT_RSE, relative_standard_error
 from .._collective import collectively
+from .._subset import on_ranks
 from .._timer import ticks_per_second
 from ._kernels import _pair
 from ._layers import gather_placement
 from ._records import OverlapFlag
 from ._sanity import crowding, flagged_cells, overlap_flags
-from ._subset import on_ranks
 from ._sweep import CAP_S, check_sizes
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 Figures 5.3, 5.6, 5.7: "number of processors versus time").
 
 Broadcast, global sum and barrier run on sub-communicators of the first 2,
-4, 8, ... ranks, up to all of them; the ranks outside sleep (_subset.py).
+4, 8, ... ranks, up to all of them; the ranks outside sleep (hpcbench/_subset.py).
 Per process count: the median time of a broadcast and of a global sum at
 each of a few message sizes, and the barrier's minimum (CoMet's "least time
 to synchronise") and median. `growth_fit` then says whether each curve
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._adaptive import DEFAULT_RSE
+from .._subset import on_ranks
 from ._kernels import BarrierTimes, allreduce, barrier, bcast
 from ._records import GrowthFit, ScalingCurve, ScalingRecord
-from ._subset import on_ranks
 from ._sweep import CAP_S, SizeSweep, ns_samples
 
 if TYPE_CHECKING:

@@ -23,18 +23,12 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
 __all__ = ["BENCHMARK", "MemoryRecord", "analyze_scalability", "copy_run", "default_array_bytes", "own_rates",
            "pair_aggregate", "pair_bandwidth", "plot_pair_bandwidth", "plot_scalability", "run_aggregate"]
 
-# public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
+# submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _EXPORTS = {
-    'BENCHMARK': '._benchmark',
-    'MemoryRecord': '._records',
-    'analyze_scalability': '._analysis',
-    'copy_run': '._measure',
-    'default_array_bytes': '._measure',
-    'own_rates': '._analysis',
-    'pair_aggregate': '._analysis',
-    'pair_bandwidth': '._analysis',
-    'plot_pair_bandwidth': '._plot',
-    'plot_scalability': '._plot',
-    'run_aggregate': '._analysis',
+    "._analysis": ("analyze_scalability", "own_rates", "pair_aggregate", "pair_bandwidth", "run_aggregate"),
+    "._benchmark": ("BENCHMARK",),
+    "._measure": ("copy_run", "default_array_bytes"),
+    "._plot": ("plot_pair_bandwidth", "plot_scalability"),
+    "._records": ("MemoryRecord",),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

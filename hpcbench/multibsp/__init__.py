@@ -18,17 +18,12 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
 __all__ = ["BENCHMARK", "BOUND_FROM", "MultiBSPRecord", "PREDICTION_BOUND", "describe", "fits_side_by_side",
            "plot_hcomm", "plot_inner_product", "plot_tree", "tree"]
 
-# public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
+# submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _EXPORTS = {
-    'BENCHMARK': '._benchmark',
-    'BOUND_FROM': '._model',
-    'MultiBSPRecord': '._records',
-    'PREDICTION_BOUND': '._model',
-    'describe': '._tree',
-    'fits_side_by_side': '._model',
-    'plot_hcomm': '._plot',
-    'plot_inner_product': '._plot',
-    'plot_tree': '._plot',
-    'tree': '._tree',
+    "._benchmark": ("BENCHMARK",),
+    "._model": ("BOUND_FROM", "PREDICTION_BOUND", "fits_side_by_side"),
+    "._plot": ("plot_hcomm", "plot_inner_product", "plot_tree"),
+    "._records": ("MultiBSPRecord",),
+    "._tree": ("describe", "tree"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

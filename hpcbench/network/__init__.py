@@ -21,23 +21,12 @@ __all__ = ["ACCESS_BENCHMARK", "AccessRecord", "DISTANCE_BENCHMARK", "DistanceRe
            "MAPPING_WEIGHT_INCREASE", "advise_grid", "export_from_results", "mapping_rule", "plot_access",
            "plot_distance", "plot_rat_dist", "plot_rat_nc", "ratios", "read_degradation_file", "write_degradation_file"]
 
-# public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
+# submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _EXPORTS = {
-    'ACCESS_BENCHMARK': '._benchmark',
-    'AccessRecord': '._records',
-    'DISTANCE_BENCHMARK': '._benchmark',
-    'DistanceRecord': '._records',
-    'MAPPING_THRESHOLD': '._analysis',
-    'MAPPING_WEIGHT_INCREASE': '._analysis',
-    'advise_grid': '._analysis',
-    'export_from_results': '._degr',
-    'mapping_rule': '._analysis',
-    'plot_access': '._plot',
-    'plot_distance': '._plot',
-    'plot_rat_dist': '._plot',
-    'plot_rat_nc': '._plot',
-    'ratios': '._analysis',
-    'read_degradation_file': '._degr',
-    'write_degradation_file': '._degr',
+    "._analysis": ("MAPPING_THRESHOLD", "MAPPING_WEIGHT_INCREASE", "advise_grid", "mapping_rule", "ratios"),
+    "._benchmark": ("ACCESS_BENCHMARK", "DISTANCE_BENCHMARK"),
+    "._degr": ("export_from_results", "read_degradation_file", "write_degradation_file"),
+    "._plot": ("plot_access", "plot_distance", "plot_rat_dist", "plot_rat_nc"),
+    "._records": ("AccessRecord", "DistanceRecord"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,16 +18,17 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _core
 from .._adaptive import StopRule, run_adaptive
-from .._collective import CommError, check_comm
+from .._collective import check_comm
 from .._errors import OptionError
 from .._memory import safe_memory_limit
-from .._nodes import node_membership, quiet_wait
+from .._nodes import node_membership
+from .._subset import on_ranks
 from ..topology import Topology
 from ..topology._pairs import spread_order
 from ._analysis import ratios
@@ -74,36 +75,22 @@ def measure_pattern(comm: MPI.Intracomm, members: list, dest_of: Callable[[int],
     pattern sub-rank s -> dest_of(s); everyone else sleeps. Returns, on every
     rank, the per-iteration mean bandwidth (bytes/s) and the raw seconds
     (members x iterations)."""
-    from mpi4py import MPI
+    def pattern(sub: Any) -> dict | None:
+        n, s = sub.Get_size(), sub.Get_rank()
+        dest = dest_of(s)
+        source = next(q for q in range(n) if dest_of(q) == s)
 
-    rank = comm.Get_rank()
-    member = rank in members
-    sub = comm.Split(0 if member else MPI.UNDEFINED, members.index(rank) if member else 0)
-    result, error = None, None
-    if member:
-        try:
-            n = sub.Get_size()
-            s = sub.Get_rank()
-            dest = dest_of(s)
-            source = next(q for q in range(n) if dest_of(q) == s)
-            def call(w, k):
-                return _core.shift_times(sub, dest, source, bytes_, w, k)
-            seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max",
-                                                  stop=StopRule(rse=rse, cap_s=cap_s, max_iterations=1000))
-            gathered = sub.gather(seconds, root=0)      # None except on the first member
-            if gathered is not None:
-                table = np.vstack(gathered)
-                result = {"seconds": table, "bandwidth": (bytes_ / table).mean(axis=0),
-                          "warmup": plan.warmup, "rse": reached}
-        except Exception as e:  # reported on every rank below
-            error = f"rank {rank}: {e}"
-        finally:
-            sub.Free()
-    quiet_wait(comm)              # the others sleep until the members are done
-    errors = [e for e in comm.allgather(error) if e]
-    if errors:
-        raise CommError(errors[0])
-    return comm.bcast(result, root=members[0])
+        def call(w, k):
+            return _core.shift_times(sub, dest, source, bytes_, w, k)
+        seconds, plan, reached = run_adaptive(sub, call, decider=0, combine="max",
+                                              stop=StopRule(rse=rse, cap_s=cap_s, max_iterations=1000))
+        gathered = sub.gather(seconds, root=0)      # None except on the first member
+        if gathered is None:
+            return None
+        table = np.vstack(gathered)
+        return {"seconds": table, "bandwidth": (bytes_ / table).mean(axis=0), "warmup": plan.warmup, "rse": reached}
+    # the others sleep until the members are done (hpcbench._subset)
+    return on_ranks(comm, members, pattern, root=members[0])
 
 
 @dataclass

@@ -14,13 +14,10 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
 
 __all__ = ["Cache", "Topology", "bound_to", "components", "plan_pairs", "relation"]
 
-# public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
+# submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _EXPORTS = {
-    'Cache': '._hwloc',
-    'Topology': '._hwloc',
-    'bound_to': '._binding',
-    'components': '._pairs',
-    'plan_pairs': '._pairs',
-    'relation': '._pairs',
+    "._binding": ("bound_to",),
+    "._hwloc": ("Cache", "Topology"),
+    "._pairs": ("components", "plan_pairs", "relation"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

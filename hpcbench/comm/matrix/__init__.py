@@ -23,25 +23,14 @@ __all__ = ["BENCHMARK", "Growth", "KERNELS", "MatrixTimes", "THESIS_EXPONENT", "
            "fit_growth", "local_matrix", "matrix_mesh", "measure_matrix", "mesh_shapes", "plot_kernel", "plot_matrix",
            "row_broadcast", "shift_matrix", "transpose", "update_guard"]
 
-# public name -> the submodule that defines it (imported on first use: hpcbench._lazy)
+# submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _EXPORTS = {
-    'BENCHMARK': '._benchmark',
-    'Growth': '._analysis',
-    'KERNELS': '._layout',
-    'MatrixTimes': '._kernels',
-    'THESIS_EXPONENT': '._analysis',
-    'col_broadcast': '._kernels',
-    'default_dims': '._layout',
-    'fit_growth': '._analysis',
-    'local_matrix': '._kernels',
-    'matrix_mesh': '._layout',
-    'measure_matrix': '._measure',
-    'mesh_shapes': '._layout',
-    'plot_kernel': '._plot',
-    'plot_matrix': '._plot',
-    'row_broadcast': '._kernels',
-    'shift_matrix': '._kernels',
-    'transpose': '._kernels',
-    'update_guard': '._kernels',
+    "._analysis": ("Growth", "THESIS_EXPONENT", "fit_growth"),
+    "._benchmark": ("BENCHMARK",),
+    "._kernels": ("MatrixTimes", "col_broadcast", "local_matrix", "row_broadcast", "shift_matrix", "transpose",
+                  "update_guard"),
+    "._layout": ("KERNELS", "default_dims", "matrix_mesh", "mesh_shapes"),
+    "._measure": ("measure_matrix",),
+    "._plot": ("plot_kernel", "plot_matrix"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,8 +1,9 @@
 """Running a measurement on some ranks of a communicator while the others
-sleep.
+sleep (shared by the comm and network benchmarks).
 
 A kernel that involves a few ranks (the overlap pair, the four ranks of
-echo with contention, the first P ranks of a collective) runs on a
+echo with contention, the first P ranks of a collective, the members of a
+network shift pattern) runs on a
 sub-communicator of those ranks. The others wait in a barrier polled with
 sleeps (hpcbench._nodes.quiet_wait) instead of spinning in the next MPI call:
 on a machine with fewer cores than ranks a spinning bystander takes the core
@@ -15,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._collective import CommError
-from .._nodes import quiet_wait
+from ._collective import CommError
+from ._nodes import quiet_wait
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -41,7 +42,7 @@ def on_ranks(comm: MPI.Intracomm, ranks: Sequence[int], fn: Callable[[MPI.Intrac
     if member:
         try:
             result = fn(sub)  # type: ignore[arg-type]   # Split of an Intracomm is one
-        except (ValueError, RuntimeError, OSError, MemoryError, TypeError) as e:
+        except Exception as e:  # any failure, or the sleepers would wait forever
             # CommError (a RuntimeError) already names the rank that failed.
             problem = str(e) if isinstance(e, CommError) else f"rank {rank}: {e}"
         finally:
