@@ -322,7 +322,7 @@ class CommBenchmark(Benchmark[CommOptions, CommRecord]):
                                         f"got {format_size(size)}")
         return options
 
-    def run(self, ctx: Context) -> CommRecord:
+    def run(self, ctx: Context[CommOptions]) -> CommRecord:
         comm = ctx.comm
         if comm.Get_size() < 2:
             raise Skipped("the communication benchmark needs at least 2 MPI ranks (mpiexec -n 2 or more)")

@@ -67,7 +67,7 @@ class MemoryBenchmark(Benchmark[MemoryOptions, MemoryRecord]):
             check_array_bytes(size, len(check_pus(topology, options.cores)))
         return dataclasses.replace(options, size=size)
 
-    def run(self, ctx: Context) -> MemoryRecord:
+    def run(self, ctx: Context[MemoryOptions]) -> MemoryRecord:
         o: MemoryOptions = ctx.options
         require_two_pus(ctx.topology, o.cores)
         plan = plan_pairs(ctx.topology, o.cores, o.pairs, o.sample, o.seed)

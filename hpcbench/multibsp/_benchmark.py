@@ -104,7 +104,7 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
                                               f"got 2^{options.max_exponent} doubles")
         return options
 
-    def run(self, ctx: Context) -> MultiBSPRecord:
+    def run(self, ctx: Context[MultiBSPOptions]) -> MultiBSPRecord:
         o: MultiBSPOptions = ctx.options
         try:
             levels = tree(ctx.topology)

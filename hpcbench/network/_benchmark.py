@@ -2,15 +2,14 @@
 takes part; the job must span at least two nodes)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Generic
 
 import numpy as np
 
 from .._errors import Skipped
 from .._format import format_size
 from .._outliers import find_outliers
-from .._protocol import Benchmark, Context, Job
-from .._record import Record
+from .._protocol import Benchmark, Context, Job, R
 from ..topology import Topology
 from ._analysis import mapping_rule
 from ._measure import check_nodes, check_size, distance_benchmark, network_access_benchmark, node_layout
@@ -46,7 +45,7 @@ def _by_str(table: dict) -> dict:
     return {str(k): v for k, v in table.items()}
 
 
-class _NetworkBenchmark(Benchmark[NetworkOptions, Any]):
+class _NetworkBenchmark(Benchmark[NetworkOptions, R], Generic[R]):
     """What the two degradation benchmarks share: options, their check, and
     the shape of a run (the job's nodes, a measurement, a record)."""
 
@@ -62,20 +61,20 @@ class _NetworkBenchmark(Benchmark[NetworkOptions, Any]):
             check_nodes(options.nodes, job.nodes)
         return options
 
-    def run(self, ctx: Context) -> Record:
+    def run(self, ctx: Context[NetworkOptions]) -> R:
         layout = node_layout(ctx.comm, ctx.topology)
         if len(layout) < 2:
             raise Skipped(f"network benchmarks need a job on at least 2 nodes; this one runs on {len(layout)} "
                           "(see docs/network.md for an emulated cluster on one machine)")
         return self.record_of(ctx.options, layout, self.measure(ctx, ctx.options))
 
-    def measure(self, ctx: Context, o: NetworkOptions):
+    def measure(self, ctx: Context[NetworkOptions], o: NetworkOptions):
         raise NotImplementedError
 
-    def record_of(self, o: NetworkOptions, layout: list, result) -> Record:
+    def record_of(self, o: NetworkOptions, layout: list, result) -> R:
         raise NotImplementedError
 
-    def _record(self, parameters, derived, result, warnings=()) -> Record:
+    def _record(self, parameters, derived, result, warnings=()) -> R:
         """This benchmark's record: its parameters and derived values, the
         raw seconds of every step, the units."""
         noise = derived.outliers.warning(self.name) if derived.outliers else None
@@ -83,7 +82,7 @@ class _NetworkBenchmark(Benchmark[NetworkOptions, Any]):
                                 derived=derived, units=UNITS, warnings=list(warnings) + ([noise] if noise else []))
 
 
-class DistanceBenchmark(_NetworkBenchmark):
+class DistanceBenchmark(_NetworkBenchmark[DistanceRecord]):
     """network bandwidth against distance between nodes, ratDist (Servet 3.0)
 
     One process per node; for every distance d all of them send to the node d
@@ -93,10 +92,10 @@ class DistanceBenchmark(_NetworkBenchmark):
     name = "distance"
     record_type = DistanceRecord
 
-    def measure(self, ctx: Context, o: NetworkOptions):
+    def measure(self, ctx: Context[NetworkOptions], o: NetworkOptions):
         return distance_benchmark(ctx.comm, o.nodes, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
 
-    def record_of(self, o: NetworkOptions, layout: list, result) -> Record:
+    def record_of(self, o: NetworkOptions, layout: list, result) -> DistanceRecord:
         parameters = DistanceParameters(nodes=result.nodes, nodes_in_job=len(layout), size=o.size, cap_s=o.cap_s,
                                         rse_target=o.rse,
                                         pattern="one process per node; every process p sends to (p + d) mod N "
@@ -128,7 +127,7 @@ class DistanceBenchmark(_NetworkBenchmark):
         return distance_rows(record)
 
 
-class NetworkAccessBenchmark(_NetworkBenchmark):
+class NetworkAccessBenchmark(_NetworkBenchmark[AccessRecord]):
     """network bandwidth against processes per node, ratNC (Servet 3.0)
 
     2 x NC processes in all, k per node on 2NC / k nodes, each sending to
@@ -138,10 +137,10 @@ class NetworkAccessBenchmark(_NetworkBenchmark):
     name = "network-access"
     record_type = AccessRecord
 
-    def measure(self, ctx: Context, o: NetworkOptions):
+    def measure(self, ctx: Context[NetworkOptions], o: NetworkOptions):
         return network_access_benchmark(ctx.comm, o.size, o.rse, o.cap_s, ctx.topology, ctx.progress)
 
-    def record_of(self, o: NetworkOptions, layout: list, result) -> Record:
+    def record_of(self, o: NetworkOptions, layout: list, result) -> AccessRecord:
         parameters = AccessParameters(nodes_in_job=len(layout), ranks_per_node=[len(n["ranks"]) for n in layout],
                                       size=o.size, cap_s=o.cap_s, rse_target=o.rse,
                                       pattern="k processes per node on 2NC/k nodes, each sends to the same-index "

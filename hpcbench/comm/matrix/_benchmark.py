@@ -63,7 +63,7 @@ class MatrixBenchmark(Benchmark[MatrixOptions, MatrixRecord]):
                                       f"that may be used now, got {max(dims)}")
         return dataclasses.replace(options, dims=tuple(dims), mesh=(mesh.rows, mesh.cols))
 
-    def run(self, ctx: Context) -> MatrixRecord:
+    def run(self, ctx: Context[MatrixOptions]) -> MatrixRecord:
         comm, o = ctx.comm, ctx.options
         size = comm.Get_size()
         try:
