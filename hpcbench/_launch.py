@@ -312,3 +312,26 @@ def turbo_state(root: str = "/sys") -> str:
     if boost in ("0", "1"):
         return f"{'on' if boost == '1' else 'off'} (cpufreq boost)"
     return "unavailable"
+
+
+#: The srun MPI plugins (`srun --mpi=...`) hpcbench names, by MPI library.
+SRUN_MPI_PLUGINS = ("pmix", "pmi2", "none")
+
+
+def srun_mpi_plugin(maps: str = "/proc/self/maps") -> str:
+    """The `srun --mpi=` plugin the MPI library this process loaded needs:
+    "pmix" for Open MPI (4 and 5 start under srun only through PMIx; with
+    Debian's Open MPI 4.1, pmi2 and none abort), "pmi2" for MPICH and its
+    derivatives (Slurm's PMI-2 is what they are built with by default).
+    Read from the libraries mapped into this process (hpcbench._core links
+    the MPI library; nothing is initialised); "pmix" where none is seen."""
+    try:
+        with open(maps, encoding="utf-8", errors="replace") as f:
+            loaded = f.read()
+    except OSError:
+        loaded = ""
+    if "libopen-pal" in loaded or "libmpi.so.40" in loaded:
+        return "pmix"
+    if "libmpich" in loaded or "libmpi.so.12" in loaded:
+        return "pmi2"
+    return "pmix"

@@ -273,10 +273,12 @@ def test_launcher_files():
                                           "rank 3=hpcb1 slot=1", "rank 4=hpcb2 slot=0", "rank 5=hpcb3 slot=0"]
     assert rankfile.command == ("mpirun -np 6 --rankfile job.rf --mca rmaps_rank_file_physical 1 --use-hwthread-cpus "
                                 "./a.out 3")
-    srun = launch(mapping, "srun", "my hosts")
+    srun = launch(mapping, "srun", "my hosts", srun_mpi="pmix")
     assert srun.text.splitlines()[1:] == ["hpcb0", "hpcb0", "hpcb1", "hpcb1", "hpcb2", "hpcb3"]
-    assert "SLURM_HOSTFILE='my hosts' srun --ntasks=6 --distribution=arbitrary --cpu-bind=map_cpu:0,1 " \
+    assert "SLURM_HOSTFILE='my hosts' srun --mpi=pmix --ntasks=6 --distribution=arbitrary --cpu-bind=map_cpu:0,1 " \
         in srun.command
+    with pytest.raises(ValueError, match="one of pmix, pmi2, none, got 'pmi3'"):
+        launch(mapping, "srun", srun_mpi="pmi3")
     hydra = launch(mapping, "hydra", "h")
     assert hydra.text.split("\n", 1)[1] == "hpcb0:2\nhpcb1:2\nhpcb2:1\nhpcb3:1\n"
     assert hydra.command.startswith("mpiexec -f h -n 6 -bind-to user:0,1 ")
@@ -330,3 +332,19 @@ def test_figure():
     assert any(t.startswith("P0\nr0") for t in texts) and "NUMA node" in texts
     assert "bandwidth x0.45 (rule 2)" in texts          # the buses hwloc does not see, from the memory record
     assert [lv.name for lv in mapping.nodes[0].measured] == ["bandwidth x0.45 (rule 2)"]
+
+
+@pytest.mark.parametrize("libraries, plugin", [
+    ("7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libmpi.so.40.30.4\n"
+     "7f02-7f03 r-xp 0 08:01 2 /usr/lib/x86_64-linux-gnu/libopen-pal.so.40.30.2\n", "pmix"),     # Open MPI
+    ("7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libmpich.so.12.1.11\n", "pmi2"),        # MPICH
+    ("7f00-7f01 r-xp 0 08:01 1 /opt/intel/mpi/lib/release/libmpi.so.12\n", "pmi2"),              # an MPICH ABI
+    ("", "pmix"),                                                                                    # nothing seen
+])
+def test_the_srun_plugin_follows_the_mpi_library(tmp_path, libraries, plugin):
+    """srun starts Open MPI jobs through PMIx only (Debian's 4.1 aborts with
+    pmi2 and none), MPICH ones through PMI-2: the launcher line names it."""
+    from hpcbench._launch import srun_mpi_plugin
+    maps = tmp_path / "maps"
+    maps.write_text(libraries)
+    assert srun_mpi_plugin(str(maps)) == plugin

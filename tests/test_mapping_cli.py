@@ -35,10 +35,10 @@ def test_file_to_stdout_command_to_stderr():
 def test_output_file_and_command(tmp_path):
     path = str(tmp_path / "job.hosts")
     status, out, err = cli(NETWORK, "-n", "6", "--kind", "memory", "--format", "srun", "-o", path,
-                           "--program", "./app -x")
+                           "--program", "./app -x", "--srun-mpi", "pmi2")
     assert status == 0 and err == ""
     assert Path(path).read_text().splitlines()[1:] == ["hpcb0", "hpcb0", "hpcb1", "hpcb1", "hpcb2", "hpcb3"]
-    assert out.splitlines()[1] == (f"SLURM_HOSTFILE={path} srun --ntasks=6 --distribution=arbitrary "
+    assert out.splitlines()[1] == (f"SLURM_HOSTFILE={path} srun --mpi=pmi2 --ntasks=6 --distribution=arbitrary "
                                    "--cpu-bind=map_cpu:0,1 ./app -x")
 
 

@@ -43,6 +43,9 @@ def add_map_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument("--force", action="store_true",
                    help="let -o replace an existing file that hpcbench map did not write (never a results file, a "
                         "link, a device or a FIFO)")
+    p.add_argument("--srun-mpi", default=None, choices=("pmix", "pmi2", "none"), metavar="PLUGIN",
+                   help="with --format srun: the srun MPI plugin, pmix, pmi2 or none (default: the one this "
+                        "hpcbench's MPI library needs: pmix for Open MPI, pmi2 for MPICH)")
     p.add_argument("--program", default=None, metavar="CMD",
                    help="the program and its arguments, for the printed command line")
 
@@ -109,7 +112,7 @@ def cmd_map(args: argparse.Namespace) -> int:
         kwargs = {"program": args.program} if args.program else {}
         if args.fmt != "list" and args.hosts is None:
             _check_hosts(mapping, args.results)
-        plan = launch(mapping, args.fmt, args.output, **kwargs)
+        plan = launch(mapping, args.fmt, args.output, **kwargs, srun_mpi=args.srun_mpi)
         if args.output is not None:
             _check_output(args.output, args.results, args.force)     # again: it may have changed meanwhile
             write_file(args.output, plan.text, "launcher file", None)

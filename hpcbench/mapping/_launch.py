@@ -101,6 +101,15 @@ def common_pu_list(mapping: ProcessMapping, launcher: str) -> list[int]:
     return longest
 
 
+def _srun_plugin(given: str | None) -> str:
+    from .._launch import SRUN_MPI_PLUGINS, srun_mpi_plugin
+    if given is None:
+        return srun_mpi_plugin()
+    if given not in SRUN_MPI_PLUGINS:
+        raise ValueError(f"the srun MPI plugin must be one of {', '.join(SRUN_MPI_PLUGINS)}, got {given!r}")
+    return given
+
+
 def _header(mapping: ProcessMapping, fmt: str) -> str:
     from .._version import __version__
     return f"{MARK} {__version__}: {fmt} for {mapping.nprocs} processes, {mapping.kind} code\n"
@@ -118,11 +127,14 @@ def _listing(mapping: ProcessMapping) -> str:
     return "\n".join(lines) + "\n"
 
 
-def launch(mapping: ProcessMapping, fmt: str, path: str | None = None, program: str = PROGRAM) -> Launch:
+def launch(mapping: ProcessMapping, fmt: str, path: str | None = None, program: str = PROGRAM,
+           srun_mpi: str | None = None) -> Launch:
     """The file of launcher `fmt` (one of FORMATS) for `mapping` and the
     command line to run `program` with it, the file saved at `path`
-    (default: a name for the format). ValueError (one line) for an unknown
-    format or a mapping the launcher cannot express."""
+    (default: a name for the format). `srun_mpi` is the srun MPI plugin
+    (`--mpi=`; default: the one this process's MPI library needs,
+    hpcbench._launch.srun_mpi_plugin). ValueError (one line) for an unknown
+    format or plugin, or a mapping the launcher cannot express."""
     fmt = check_format(fmt)
     if fmt != "list":
         for c in mapping.by_rank():
@@ -137,7 +149,8 @@ def launch(mapping: ProcessMapping, fmt: str, path: str | None = None, program: 
     if fmt == "srun":
         pus = ",".join(map(str, common_pu_list(mapping, "Slurm's --cpu-bind=map_cpu")))
         hosts = _header(mapping, fmt) + "".join(f"{c.host}\n" for c in mapping.by_rank())
-        return Launch(fmt, hosts, f"SLURM_HOSTFILE={quoted} srun --ntasks={n} --distribution=arbitrary "
+        plugin = _srun_plugin(srun_mpi)
+        return Launch(fmt, hosts, f"SLURM_HOSTFILE={quoted} srun --mpi={plugin} --ntasks={n} --distribution=arbitrary "
                                   f"--cpu-bind=map_cpu:{pus} {program}", path)
     if fmt == "hydra":
         pus = ",".join(map(str, common_pu_list(mapping, "hydra's -bind-to user:")))
