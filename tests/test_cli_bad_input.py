@@ -233,3 +233,19 @@ def test_a_bad_output_path_is_the_one_line_even_with_a_deprecated_flag():
     with redirect_stdout(out), redirect_stderr(err):
         status = main(["run", "shared-caches", "--pairs", "all", "-o", "/nonexistent-dir/r.json"])
     assert status == 2 and err.getvalue().count("\n") == 1 and "does not exist" in err.getvalue()
+
+
+@pytest.mark.parametrize("task, lines", [("0", 1), ("1", 0)])
+def test_srun_without_a_working_mpi_plugin_is_one_line_from_task_0(task, lines):
+    """Under srun without the plugin its MPI needs, every task is an MPI
+    job of its own: task 0 says which plugin to use, every task exits 2."""
+    import subprocess
+    import sys
+    env = dict(os.environ, SLURM_STEP_ID="0", SLURM_STEP_NUM_TASKS="2", SLURM_PROCID=task,
+               PYTHONPATH=os.path.dirname(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-m", "hpcbench", "run", "cache", "-o", "/nonexistent-dir/r.json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == lines
+    if lines:
+        assert "srun started 2 tasks but MPI sees each as a job of its own: run srun --mpi=" in done.stderr

@@ -60,9 +60,26 @@ def start_mpi() -> tuple[Any, str | None]:
         mpi4py.rc.thread_level = level
     from mpi4py import MPI
 
+    _check_srun_world(MPI.COMM_WORLD.Get_size())
     from .._launch import bind_ranks
     bind_ranks(MPI.COMM_WORLD)
     return MPI.COMM_WORLD, problem
+
+
+def _check_srun_world(size: int) -> None:
+    """Under srun without an MPI plugin the MPI library can use, every task
+    starts as an MPI job of its own (a singleton): N copies of one rank,
+    each measuring alone. Say which plugin to use, once (task 0), and stop
+    every task (exit 2), rather than run N wrong jobs."""
+    from .._launch import srun_mpi_plugin
+    tasks = os.environ.get("SLURM_STEP_NUM_TASKS") or os.environ.get("SLURM_NTASKS")
+    if "SLURM_STEP_ID" not in os.environ or not tasks or not tasks.isdigit() or int(tasks) <= 1 or size != 1:
+        return
+    if os.environ.get("SLURM_PROCID", "0") != "0":
+        raise SystemExit(2)
+    raise UsageError(f"hpcbench: srun started {tasks} tasks but MPI sees each as a job of its own: run srun "
+                     f"--mpi={srun_mpi_plugin()} (the plugin this MPI library needs; `srun --mpi=list` shows "
+                     "what this Slurm has)")
 
 
 def parse_run(parser: Parser, argv: list[str]) -> argparse.Namespace:
