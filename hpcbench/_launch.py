@@ -64,10 +64,12 @@ def detect_launcher(environ: Mapping[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
     if "OMPI_COMM_WORLD_SIZE" in env:
         return "Open MPI mpiexec"
-    if "MPI_LOCALRANKID" in env or "PMI_FD" in env:
+    if "MPI_LOCALRANKID" in env:       # hydra's own; its ranks may sit in a Slurm step too
         return "MPICH mpiexec (hydra)"
     if "SLURM_STEP_ID" in env and "SLURM_PROCID" in env:
-        return "srun"
+        return "srun"                  # before PMI_FD: srun --mpi=pmi2 sets it as hydra does
+    if "PMI_FD" in env:
+        return "MPICH mpiexec (hydra)"
     if "PMIX_RANK" in env:
         return "PMIx launcher"
     if "PMI_RANK" in env:

@@ -9,8 +9,9 @@ mpi4py.rc.thread_level = "single"
 from mpi4py import MPI  # noqa: E402
 
 from hpcbench._record import to_plain  # noqa: E402
-from hpcbench.comm import contention_study, message_sizes  # noqa: E402
+from hpcbench.comm import contention_study  # noqa: E402
 from hpcbench.comm._layers import gather_placement  # noqa: E402
+from hpcbench.comm._sweep import message_sizes  # noqa: E402
 
 comm = MPI.COMM_WORLD
 placement = gather_placement(comm)

@@ -16,6 +16,9 @@ command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # The mapping's tests compare with hwloc-distrib and draw fake topologies with lstopo.
 command -v hwloc-distrib >/dev/null 2>&1 || need_apt+=(hwloc)
+# tests/test_slurm.py starts a private single-node Slurm (tools/slurmcluster.py, docs/slurm.md).
+command -v slurmd >/dev/null 2>&1 || need_apt+=(slurm-wlm)
+command -v munged >/dev/null 2>&1 || need_apt+=(munge)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "hpcbench install: installing Debian packages: ${need_apt[*]}"

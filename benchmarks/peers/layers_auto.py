@@ -11,8 +11,9 @@ import mpi4py
 mpi4py.rc.thread_level = "single"
 from mpi4py import MPI  # noqa: E402
 
-from hpcbench.comm import message_sizes, pingpong, survey_layers  # noqa: E402
+from hpcbench.comm import pingpong, survey_layers  # noqa: E402
 from hpcbench.comm._benchmark import _probe_size  # noqa: E402
+from hpcbench.comm._sweep import message_sizes  # noqa: E402
 from hpcbench.topology import Topology  # noqa: E402
 
 comm = MPI.COMM_WORLD

@@ -58,12 +58,23 @@ def start_mpi() -> tuple[Any, str | None]:
         level, problem = "single", str(e)
     if "mpi4py.MPI" not in sys.modules:
         mpi4py.rc.thread_level = level
+        _check_srun_plugin()
     from mpi4py import MPI
 
     _check_srun_world(MPI.COMM_WORLD.Get_size())
     from .._launch import bind_ranks
     bind_ranks(MPI.COMM_WORLD)
     return MPI.COMM_WORLD, problem
+
+
+def _check_srun_plugin() -> None:
+    """Before MPI_Init: Open MPI under srun starts only through PMIx (with
+    pmi2 or none every rank aborts inside MPI_Init, each with its own
+    banner). Without PMIX_RANK in the environment, say so first."""
+    from .. import _core  # noqa: F401  (loads the MPI library, which srun_mpi_plugin reads)
+    from .._launch import srun_mpi_plugin
+    if "SLURM_STEP_ID" in os.environ and "PMIX_RANK" not in os.environ and srun_mpi_plugin() == "pmix":
+        _check_srun_world(1)
 
 
 def _check_srun_world(size: int) -> None:
