@@ -186,3 +186,16 @@ def test_the_map_srun_line_runs_as_written(slurm, tmp_path):
     chosen = [int(p) for p in line.split("--cpu-bind=map_cpu:")[1].split()[0].split(",")]
     seen = dict(json.loads(out) for out in ran.stdout.splitlines())
     assert seen == {rank: [chosen[rank]] for rank in range(2)}
+
+
+@pytest.mark.parametrize("plugin", ["none", "pmi2"])
+def test_srun_without_pmix_is_one_line_and_exit_2(slurm, tmp_path, plugin):
+    """Open MPI starts under srun only through PMIx: with another plugin,
+    task 0 says which to use in one line and every task exits 2 (Slurm then
+    reports the step as failed), before MPI_Init can abort them."""
+    done = subprocess.run(["srun", f"--mpi={plugin}", "-t", SLURM_LIMIT, "-n", "2", sys.executable, "-m",
+                           "hpcbench", "run", "cache", "-o", str(tmp_path / "r.json"), *SMALL],
+                          capture_output=True, text=True, env=_env(slurm), cwd=tmp_path, timeout=STEP_TIMEOUT)
+    ours = [line for line in done.stderr.splitlines() if line.startswith("hpcbench")]
+    assert done.returncode != 0 and len(ours) == 1, done.stderr
+    assert "run srun --mpi=pmix" in ours[0] and not (tmp_path / "r.json").exists()
