@@ -199,3 +199,24 @@ def test_srun_without_pmix_is_one_line_and_exit_2(slurm, tmp_path, plugin):
     ours = [line for line in done.stderr.splitlines() if line.startswith("hpcbench")]
     assert done.returncode != 0 and len(ours) == 1, done.stderr
     assert "run srun --mpi=pmix" in ours[0] and not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.slow       # the whole default suite at 2 ranks, small: about 15 s here
+def test_the_default_suite_runs_under_srun(slurm, tmp_path):
+    """`srun --mpi=pmix -n 2 python -m hpcbench run`: every benchmark of the
+    default suite finishes; the node-local ones once (one node), the world
+    ones with both ranks."""
+    from hpcbench._registry import default_suite
+    fast = ["--cache-max", "2MiB", "--cache-passes", "1", "--cache-samples", "1", "--no-cache-refine",
+            "--mbsp-hmax", "8", "--mbsp-niters", "10", "--mbsp-max-vector", "12", "--memory-size", "8MiB",
+            "--memory-reps", "2", "--memory-rounds", "1", "--shared-rounds", "1", "--comm-max", "64KiB",
+            "--comm-cap", "0.02", "-q"]
+    out = tmp_path / "r.json"
+    done = _srun(slurm, tmp_path, "-n", "2", sys.executable, "-m", "hpcbench", "run", "-o", str(out), *fast)
+    assert done.returncode == 0, done.stderr
+    results = hpcbench.load(str(out))
+    names = [r.name for r in results.benchmarks]
+    assert sorted(set(names)) == sorted(default_suite(2, 1)) and len(names) == len(set(names))
+    assert all(r.status in ("ok", "skipped") for r in results.benchmarks), [(r.name, r.error) for r in
+                                                                            results.benchmarks]
+    assert results.context.launcher.name == "srun" and results.context.mpi.ranks == 2
