@@ -12,6 +12,9 @@ package, listed once in hpcbench/_registry.py. It declares:
   breaks a rule (the CLI maps it to the flag) and returns the options with
   machine-dependent defaults resolved;
 * `run(ctx)`: measures and returns a typed `Record` (see _record.py);
+* `estimate(options, topology, job)`: the seconds `run` will take, from its
+  checked options and the machine, without measuring (hpcbench._estimate:
+  `run --estimate`, `sbatch --time`, the time left in progress lines);
 * `summary(record)`: the lines `hpcbench show` prints;
 * `plot(record)`: a matplotlib figure (the notebooks and the report draw it);
 * for `hpcbench report` (optional, each empty by default): `meaning(record)`,
@@ -56,6 +59,8 @@ __all__ = ["AnyBenchmark", "Benchmark", "CliFlag", "Context", "Job", "O", "Optio
 O = TypeVar("O", bound="DataclassInstance")  # noqa: E741 (the protocol's short name: Benchmark[O, R])
 #: A benchmark's record: its Record subclass (CacheRecord, ...).
 R = TypeVar("R", bound=Record)
+#: Seconds `estimate` answers for a benchmark that has no model of its own.
+DEFAULT_ESTIMATE_S = 15.0
 #: A value of an option's field (option() hands back its default's type).
 T = TypeVar("T")
 
@@ -236,6 +241,12 @@ class Benchmark(Generic[O, R]):
         """The benchmark's own rules (memory, PUs, the job) and its machine
         defaults; OptionError naming the option."""
         raise NotImplementedError
+
+    def estimate(self, options: O, topology: Topology, job: Job = Job()) -> float:
+        """Seconds `run` will take with these checked options on this
+        machine and job, without measuring (models in hpcbench._estimate,
+        fitted as docs/slurm.md says); DEFAULT_ESTIMATE_S without a model."""
+        return DEFAULT_ESTIMATE_S
 
     def run(self, ctx: Context[O]) -> R:
         """Measure (ctx.options are this benchmark's checked options) and

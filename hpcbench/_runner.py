@@ -19,6 +19,7 @@ from typing import Any
 
 from . import _machine, _registry
 from ._errors import OutputError, RunStopped, Skipped
+from ._estimate import progress_label, with_time_left
 from ._nodes import node_membership, quiet_wait
 from ._output import OutputFile
 from ._protocol import AnyBenchmark, Context, Job
@@ -77,14 +78,15 @@ def run_suite(names: list[str], options: dict[str, Any], output: str, comm: Any,
         timer, shape = calibration(), job or Job(comm.Get_size(), 1)
         earlier: dict[str, Record] = {}      # this node's finished records, shared by every context of the run
         name = ""
-        for name in names:
+        for k, name in enumerate(names, 1):
             bench = _registry.get(name)
+            expected = bench.estimate(options[name], topology, shape) if say else 0.0
             if say:
-                say(f"{name}: running on {comm.Get_size()} rank(s)")
+                say(f"{progress_label(name, k, len(names), expected)}: running on {comm.Get_size()} rank(s)")
             ctx = Context(topology=topology, options=options[name], timer=timer, comm=comm, job=shape,
                           earlier=earlier, run_options=options)
             if say:
-                ctx.progress = say
+                ctx.progress = with_time_left(say, expected)     # "k of N" and, for a long step, the time left
             record = None
             if bench.scope == "world":
                 mine = run_benchmark(bench, ctx)

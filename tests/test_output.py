@@ -365,7 +365,7 @@ def test_sigterm_says_the_run_was_stopped_and_what_is_on_disk(tmp_path):
                             text=True, cwd=str(tmp_path),
                             env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")))
     for line in proc.stderr:         # progress lines: stop it once the first benchmark is on disk
-        if "memory: running" in line:
+        if line.split("]", 1)[-1].strip().startswith("memory (") and "running" in line:
             break
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=300)

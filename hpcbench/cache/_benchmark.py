@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import _estimate
 from .._format import format_size
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
@@ -189,6 +190,9 @@ class CacheBenchmark(Benchmark[CacheOptions, CacheRecord]):
 
     def resolve(self, options: CacheOptions, topology: Topology, job: Job) -> CacheOptions:
         return resolve_options(options, topology)
+
+    def estimate(self, options: CacheOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.cache_seconds(options, topology)
 
     def run(self, ctx: Context[CacheOptions]) -> CacheRecord:
         sweep = measure(ctx.options, topology=ctx.topology, progress=ctx.progress)

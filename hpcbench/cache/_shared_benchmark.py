@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _validate
+from .. import _estimate, _validate
 from .._format import format_size, groups_text
 from .._protocol import Benchmark, Context, Job
 from .._tidy import Row
@@ -100,6 +100,9 @@ class SharedCachesBenchmark(Benchmark[SharedOptions, SharedCachesRecord]):
         if options.cores is not None or len(topology.pu_indexes) >= 2:   # else: skipped when it runs
             plan_pairs(topology, options.cores, options.pairs, options.sample, options.seed)
         return options
+
+    def estimate(self, options: SharedOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.shared_seconds(options, topology)
 
     def run(self, ctx: Context[SharedOptions]) -> SharedCachesRecord:
         o: SharedOptions = ctx.options

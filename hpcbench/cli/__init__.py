@@ -1,4 +1,4 @@
-"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map,predict,doctor}.
+"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map,predict,doctor,sbatch}.
 
 A thin layer over the API. Usage errors print one line and exit 2, on one
 rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
@@ -6,6 +6,7 @@ _run.py runs benchmarks (its flags come from the registry, _options.py);
 _tools.py reads results and gives advice; _report.py writes the HTML report;
 _map.py maps processes onto cores; _predict.py predicts run times (Hammond et al.);
 _doctor.py checks what this machine and launch give a run;
+_sbatch.py writes a Slurm batch script for a run;
 _common.py holds what they share.
 
 Start-up is part of the interface: people call `hpcbench show` from scripts
@@ -43,6 +44,7 @@ _GROUPS = {
     "._map": ("add_map_parser", {"map": "cmd_map"}),
     "._predict": ("add_predict_parser", {"predict": "cmd_predict"}),
     "._doctor": ("add_doctor_parser", {"doctor": "cmd_doctor"}),
+    "._sbatch": ("add_sbatch_parser", {"sbatch": "cmd_sbatch"}),
 }
 COMMANDS = tuple(name for _, (_, runners) in _GROUPS.items() for name in runners)
 

@@ -19,6 +19,7 @@ SUMMARIES = {
     "advise": "turn measured figures into decisions",
     "map": "map processes onto cores from measurements (Servet's weighted selection)",
     "predict": "predict run times from measurements (Hammond et al. 2009)",
+    "sbatch": "write a Slurm batch script for a run, its --time from the run's estimate",
     "doctor": "check this machine and launch: MPI, binding, hwloc, timer, pages, frequency",
 }
 

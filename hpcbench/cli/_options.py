@@ -21,6 +21,16 @@ def add_run_parser(sub: argparse._SubParsersAction[Parser]) -> Parser:
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument("--report", action="store_true",
                      help="at the end, write the HTML report beside the results file (RESULTS.html; see `report`)")
+    run.add_argument("--estimate", action="store_true",
+                     help="print how long each benchmark would take here, and the total, without measuring "
+                          "(docs/slurm.md)")
+    add_benchmark_flags(run)
+    return run
+
+
+def add_benchmark_flags(run: argparse.ArgumentParser) -> None:
+    """Every benchmark's flags and the deprecated spellings: `run`'s, and
+    `sbatch`'s, which passes them on to the run it writes."""
     seen: set[type] = set()
     for bench in _registry.BENCHMARKS:
         if bench.options_type not in seen:       # benchmarks that share options share their flags
@@ -32,7 +42,6 @@ def add_run_parser(sub: argparse._SubParsersAction[Parser]) -> Parser:
         typed: dict[str, Any] = {"type": spec.type} if spec.type else {}     # argparse's own default otherwise
         deprecated.add_argument(alias, dest=flag_dest(alias), default=None, metavar=spec.metavar,
                                 choices=spec.choices, help=f"use {', '.join(targets)}", **typed)
-    return run
 
 
 def aliases() -> dict[str, dict[str, CliFlag]]:

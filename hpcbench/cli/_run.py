@@ -120,10 +120,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     job = Job(comm.Get_size(), count_nodes(comm))
     # Topology and memory may differ between nodes: a rank that refuses an
     # option stops every rank, with its own line.
-    names, options = agree(comm, lambda: _checked(args, topology, job, comm.Get_rank() == 0))
+    writes = comm.Get_rank() == 0 and not args.estimate     # an estimate writes nothing: no path to check
+    names, options = agree(comm, lambda: _checked(args, topology, job, writes))
     if comm.Get_rank() == 0:      # once the options are good: a bad command line gets one line, the error
         for note in deprecation_notes(args):
             print(note, file=sys.stderr)
+    if args.estimate:
+        if comm.Get_rank() == 0:
+            print("\n".join(estimate_lines(names, options, topology, job)))
+        return 0
     try:
         with stop_on_signals():
             results = run_suite(names, options, args.output, comm, topology, quiet=args.quiet, job=job)
@@ -184,6 +189,19 @@ def _checked(args: argparse.Namespace, topology: Topology, job: Job,
     if args.report and writes:        # the rank that writes checks where the report goes
         check_run_report(args.output)
     return names, options
+
+
+def estimates(names: list[str], options: dict[str, Any], topology: Topology, job: Job) -> list[tuple[str, float]]:
+    """(name, seconds) of each benchmark `run` would run, from its checked
+    options (hpcbench._estimate; nothing is measured)."""
+    from .. import _registry
+    return [(name, _registry.get(name).estimate(options[name], topology, job)) for name in names]
+
+
+def estimate_lines(names: list[str], options: dict[str, Any], topology: Topology, job: Job) -> list[str]:
+    """What `run --estimate` prints."""
+    from .._estimate import format_estimates
+    return format_estimates(estimates(names, options, topology, job), job)
 
 
 def write_degradation(results: Results, output: str) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _estimate
 from .._errors import OptionError, Skipped
 from .._format import format_size
 from .._memory import safe_memory_limit
@@ -321,6 +322,9 @@ class CommBenchmark(Benchmark[CommOptions, CommRecord]):
                                         f"{format_size(safe_memory_limit())} that may be used now, "
                                         f"got {format_size(size)}")
         return options
+
+    def estimate(self, options: CommOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.comm_seconds(options, job)
 
     def run(self, ctx: Context[CommOptions]) -> CommRecord:
         comm = ctx.comm

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from .. import _estimate
 from .._format import format_size, gigabytes_per_second, groups_text
 from .._outliers import find_outliers
 from .._protocol import Benchmark, Context, Job
@@ -66,6 +67,9 @@ class MemoryBenchmark(Benchmark[MemoryOptions, MemoryRecord]):
             plan_pairs(topology, options.cores, options.pairs, options.sample, options.seed)
             check_array_bytes(size, len(check_pus(topology, options.cores)))
         return dataclasses.replace(options, size=size)
+
+    def estimate(self, options: MemoryOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.memory_seconds(options, topology)
 
     def run(self, ctx: Context[MemoryOptions]) -> MemoryRecord:
         o: MemoryOptions = ctx.options

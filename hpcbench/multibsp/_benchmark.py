@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _core, _validate
+from .. import _core, _estimate, _validate
 from .._errors import OptionError, Skipped
 from .._format import format_size, groups_text
 from .._memory import safe_memory_limit
@@ -103,6 +103,9 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
                                               f"{format_size(safe_memory_limit())} that may be used now, "
                                               f"got 2^{options.max_exponent} doubles")
         return options
+
+    def estimate(self, options: MultiBSPOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.multibsp_seconds(options, topology)
 
     def run(self, ctx: Context[MultiBSPOptions]) -> MultiBSPRecord:
         o: MultiBSPOptions = ctx.options

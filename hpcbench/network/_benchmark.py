@@ -6,6 +6,7 @@ from typing import Generic
 
 import numpy as np
 
+from .. import _estimate
 from .._errors import Skipped
 from .._format import format_size
 from .._outliers import find_outliers
@@ -60,6 +61,9 @@ class _NetworkBenchmark(Benchmark[NetworkOptions, R], Generic[R]):
         if options.nodes is not None:
             check_nodes(options.nodes, job.nodes)
         return options
+
+    def estimate(self, options: NetworkOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.fixed_seconds(self.name)
 
     def run(self, ctx: Context[NetworkOptions]) -> R:
         layout = node_layout(ctx.comm, ctx.topology)

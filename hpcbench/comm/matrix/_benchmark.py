@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from ... import _estimate
 from ..._errors import OptionError, Skipped
 from ..._format import format_size
 from ..._memory import safe_memory_limit
@@ -62,6 +63,9 @@ class MatrixBenchmark(Benchmark[MatrixOptions, MatrixRecord]):
                                       f"dimension ({format_size(need)}) in the {format_size(safe_memory_limit())} "
                                       f"that may be used now, got {max(dims)}")
         return dataclasses.replace(options, dims=tuple(dims), mesh=(mesh.rows, mesh.cols))
+
+    def estimate(self, options: MatrixOptions, topology: Topology, job: Job = Job()) -> float:
+        return _estimate.fixed_seconds(self.name)
 
     def run(self, ctx: Context[MatrixOptions]) -> MatrixRecord:
         comm, o = ctx.comm, ctx.options
