@@ -66,7 +66,7 @@ def test_two_cores_aggregate_lies_between_the_slowest_rate_and_the_sum(runs):
     spread = two.start_ns.max(axis=0) - two.start_ns.min(axis=0)
     longest = (two.end_ns - two.start_ns).max(axis=0)
     assert np.all(per_rep >= 2 * BYTES / ((spread + longest) * 1e-9) * (1 - 1e-9))
-    assert 0 < aggregate and np.all(own > 0)
+    assert aggregate > 0 and np.all(own > 0)
 
 
 def test_scalability_points_from_a_real_run(runs):
