@@ -53,21 +53,10 @@ _UNKNOWN_S = 15.0
 
 
 def cache_sizes(min_size: int, max_size: int, stride: int, grid: str = "fine") -> list[int]:
-    """The base sizes of a cache sweep (bytes), as hpcbench.cache._grid.sweep_sizes
-    makes them (4 per octave, or Servet's doubling then 1 MiB steps), without NumPy."""
-    if grid == "servet":
-        sizes, s = [], min_size
-        while s < (2 << 20) and s <= max_size:
-            sizes.append(s)
-            s *= 2
-        s = max(-(-s // (1 << 20)) * (1 << 20), 2 << 20)
-        while s <= max_size:
-            sizes.append(s)
-            s += 1 << 20
-        return [x for x in sizes if x % stride == 0]
-    steps = int(math.floor(4 * math.log2(max_size / min_size) + 1e-9))
-    snapped = {max(round(min_size * 2.0 ** (k / 4) / stride), 1) * stride for k in range(steps + 1)}
-    return sorted(x for x in snapped if min_size <= x <= max_size)
+    """The base sizes of a cache sweep (bytes): the sweep's own grid
+    (hpcbench.cache._grid.sweep_sizes), so the estimate counts what runs."""
+    from .cache._grid import sweep_sizes
+    return [int(size) for size in sweep_sizes(min_size, max_size, stride, grid)]
 
 
 def cache_loads(size: int, options: Any) -> int:
