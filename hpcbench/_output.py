@@ -42,18 +42,6 @@ from ._atomic import atomic_write_text, sweep_temporaries
 from ._errors import OutputError
 from ._files import check_target, kind_of, read_head
 
-#: Bytes of an existing file read to recognise a results file.
-_HEAD = 4096
-
-
-def check_file_target(path: str, noun: str, error: type[ValueError] = OutputError) -> str:
-    """The absolute path of the file `path` names in a folder this process
-    can write, or `error` (one line, the file called `noun`: "results file",
-    "report") naming what is wrong: no name, a directory, a missing or
-    read-only folder, a symbolic link, or something that is not a regular
-    file. What kind of regular file may be replaced is the caller's rule."""
-    return check_target(path, noun, None, error=error)
-
 
 def check_output_path(path: str) -> str:
     """The absolute path, or OutputError naming what is wrong with it: an
@@ -87,7 +75,7 @@ def looks_like_results(head: bytes) -> bool:
 
 def is_results_file(path: str) -> bool:
     """True if `path` is a regular file that starts like an hpcbench results file."""
-    head = read_head(path, _HEAD)
+    head = read_head(path)
     return head is not None and looks_like_results(head)
 
 

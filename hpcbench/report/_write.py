@@ -15,8 +15,6 @@ from .._results import Results, load
 from ._compare import comparison_page
 from ._page import GENERATOR, counts, single_page
 
-#: Bytes read from the start of a file to recognise a report, or a results file's format version.
-_HEAD = 4096
 _VERSION = re.compile(rb'"format_version"\s*:\s*(-?\d+)\s*[,}]')
 
 
@@ -51,7 +49,7 @@ def looks_like_report(head: bytes) -> bool:
 
 def is_report(path: str) -> bool:
     """True if `path` is a regular file that starts like a page this command writes."""
-    head = read_head(path, _HEAD)
+    head = read_head(path)
     return head is not None and looks_like_report(head)
 
 
@@ -77,7 +75,7 @@ def check_report_path(path: str, results_paths: tuple[str, ...] = (), force: boo
 def format_version(path: str) -> int | None:
     """The format version a results file declares at its start (where
     hpcbench writes it), or None where it cannot be read there."""
-    head = read_head(path, _HEAD)
+    head = read_head(path)
     found = _VERSION.search(head) if head is not None else None
     return int(found.group(1)) if found else None
 
