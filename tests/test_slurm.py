@@ -196,6 +196,18 @@ def test_the_map_srun_line_runs_as_written(slurm, tmp_path):
     assert seen == {rank: [chosen[rank]] for rank in range(2)}
 
 
+def test_a_mapping_larger_than_the_allocation_is_one_line(slurm, tmp_path):
+    """`map --format srun` in a one-CPU job (srun -n 1 sets SLURM_JOB_*)
+    for two ranks: one line naming the job's CPUs, exit 2, no file."""
+    hosts = tmp_path / "slurm.hosts"
+    done = _srun(slurm, tmp_path, "-n", "1", sys.executable, "-m", "hpcbench", "map", "example:mapping-node",
+                 "-n", "2", "--kind", "memory", "--format", "srun", "--hosts", slurm.node, "-o", str(hosts))
+    ours = [line for line in done.stderr.splitlines() if line.startswith("hpcbench")]
+    assert done.returncode != 0 and len(ours) == 1, done.stderr
+    assert f"places 2 ranks on {slurm.node} but Slurm job" in ours[0] and "holds 1 CPU(s)" in ours[0]
+    assert not hosts.exists()
+
+
 @pytest.mark.parametrize("plugin", ["none", "pmi2"])
 def test_srun_without_pmix_is_one_line_and_exit_2(slurm, tmp_path, plugin):
     """Open MPI starts under srun only through PMIx: with another plugin,

@@ -118,15 +118,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def node_line(hostname: str, addr: str = "127.0.0.1") -> str:
+def node_line(hostname: str, addr: str = "127.0.0.1", shared_cpus: bool = False) -> str:
     """This machine's NodeName line as `slurmd -C` describes it (CPUs,
-    sockets, cores, threads, memory in MiB), named `hostname`, at `addr`."""
+    sockets, cores, threads, memory in MiB), named `hostname`, at `addr`.
+    `shared_cpus`: the node is one of several emulated on this machine, each
+    believing it owns every CPU. Slurm's default binding would then put the
+    first task of every node on CPU 0 (four ranks on one CPU, an artefact no
+    real cluster has), so such nodes do not bind by default (CpuBind=none),
+    as netcluster's mpiexec leaves ranks unbound; --cpu-bind still binds."""
     out = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, timeout=30).stdout
     line = next((x for x in out.splitlines() if x.startswith("NodeName=")), "")
     if not line:
         raise SlurmError("slurmd -C printed no NodeName line")
     fields = [f for f in line.split() if not f.startswith("NodeName=")]
-    return " ".join([f"NodeName={hostname}", f"NodeAddr={addr}", *fields, "State=UNKNOWN"])
+    bind = ["CpuBind=none"] if shared_cpus else []
+    return " ".join([f"NodeName={hostname}", f"NodeAddr={addr}", *fields, *bind, "State=UNKNOWN"])
 
 
 def slurm_conf(folder: str, node: str, hostname: str, ctld_port: int, slurmd_port: int,
@@ -389,7 +395,7 @@ class SlurmCluster:
         with open(self.conf, "w") as out:
             if self.namespaces:
                 # slurmctld stays in the root namespace, at the bridge's address that every node reaches.
-                lines = "\n".join(node_line(ns, _control_addr(ns)) for ns in self.namespaces)
+                lines = "\n".join(node_line(ns, _control_addr(ns), shared_cpus=True) for ns in self.namespaces)
                 out.write(slurm_conf(f, lines, self.node, _free_port(), _free_port(), ctld_addr=_bridge_addr(),
                                      per_node=True))
             else:

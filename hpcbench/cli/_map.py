@@ -93,6 +93,15 @@ def _where(host: str, paths: list[str]) -> str:
     return "the results"
 
 
+def _check_allocation(mapping: ProcessMapping) -> None:
+    """Inside a Slurm allocation the srun line is for it: ValueError (one
+    line) when the mapping needs a node or CPUs the allocation lacks."""
+    from ..mapping import check_fits_allocation, slurm_allocation
+    allocation = slurm_allocation(os.environ)
+    if allocation is not None:
+        check_fits_allocation(mapping, allocation)
+
+
 def _hosts(text: str) -> list[str]:
     from ..mapping import check_host_name
     return [check_host_name(h.strip(), "--hosts") for h in text.split(",")]
@@ -112,6 +121,8 @@ def cmd_map(args: argparse.Namespace) -> int:
         kwargs = {"program": args.program} if args.program else {}
         if args.fmt != "list" and args.hosts is None:
             _check_hosts(mapping, args.results)
+        if args.fmt == "srun":
+            _check_allocation(mapping)
         plan = launch(mapping, args.fmt, args.output, **kwargs, srun_mpi=args.srun_mpi)
         if args.output is not None:
             _check_output(args.output, args.results, args.force)     # again: it may have changed meanwhile

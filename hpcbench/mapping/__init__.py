@@ -10,10 +10,11 @@ srun, MPICH hydra) and the figure of the chosen cores.
 A decision, not a benchmark: it reads the typed records (hpcbench.load)
 and never measures. See docs/mapping.md.
 """
+from ._allocation import SlurmAllocation, check_fits_allocation, expand_hostlist, slurm_allocation
 from ._launch import Launch, check_host_name, launch
 from ._plot import mapping_figure, plot_mapping
 from ._result import Choice, ProcessMapping
 from ._select import map_processes
 
-__all__ = ["Choice", "Launch", "ProcessMapping", "check_host_name", "launch", "map_processes", "mapping_figure",
-           "plot_mapping"]
+__all__ = ["Choice", "Launch", "ProcessMapping", "SlurmAllocation", "check_fits_allocation", "check_host_name",
+           "expand_hostlist", "launch", "map_processes", "mapping_figure", "plot_mapping", "slurm_allocation"]
