@@ -21,6 +21,7 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._contention import choose_contention_ranks, contention_study
     from ._kernels import allreduce, barrier, bcast, contention, daxpy, exchange, overheads, pingpong
     from ._layerplan import node_order, plan_layers
+    from ._layerplot import plot_layer_bandwidth, plot_layer_scalability
     from ._layers import LayerSettings, measure_layers, survey_layers
     from ._mesh import Mesh, gray, hop_node, make_mesh
     from ._models import (
@@ -42,7 +43,8 @@ __all__ = ["BENCHMARK", "CommError", "CommRecord", "LayerSettings", "Mesh", "all
            "barrier", "bcast", "choose_contention_ranks", "contention", "contention_study", "crowding", "daxpy",
            "exchange", "gray", "growth_fit", "hockney_fit", "hop_fit", "hop_node", "make_mesh", "measure_layers",
            "measure_scaling", "node_order", "overheads", "overlap", "overlap_flags", "pingpong", "plan_layers",
-           "plot_collectives", "plot_echo", "plot_layers", "plot_overlap", "plot_scaling", "predict",
+           "plot_collectives", "plot_echo", "plot_layer_bandwidth", "plot_layer_scalability", "plot_layers",
+           "plot_overlap", "plot_scaling", "predict",
            "refinement_sizes", "regional_fit", "survey_layers", "vector_rate"]
 
 # submodule -> the public names it defines (imported on first use: hpcbench._lazy)
@@ -52,6 +54,7 @@ _EXPORTS = {
     "._contention": ("choose_contention_ranks", "contention_study"),
     "._kernels": ("allreduce", "barrier", "bcast", "contention", "daxpy", "exchange", "overheads", "pingpong"),
     "._layerplan": ("node_order", "plan_layers"),
+    "._layerplot": ("plot_layer_bandwidth", "plot_layer_scalability"),
     "._layers": ("LayerSettings", "measure_layers", "survey_layers"),
     "._mesh": ("Mesh", "gray", "hop_node", "make_mesh"),
     "._models": ("bandwidth_thresholds", "hockney_fit", "hop_fit", "predict", "refinement_sizes", "regional_fit",

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._format import format_size
 from .._plot import as_float, heatmap, new_figure
+from ._layerplot import plot_layer_bandwidth, plot_layer_scalability
 from ._models import Linear, predict
 from ._records import CommRecord
 
@@ -90,7 +91,9 @@ def latency_matrix(record: CommRecord) -> np.ndarray:
 
 def plot_layers(record: CommRecord, ax: Any) -> None:
     """Servet's all-pairs latency as a heat map."""
-    heatmap(ax, latency_matrix(record), f"latency at {record.raw.layers.probe_size} bytes (us)", cmap="magma_r")
+    # Servet's Fig. 10a is the heat map's first row (rank 0 to every other rank).
+    heatmap(ax, latency_matrix(record), f"Servet Fig. 10a: latency at {record.raw.layers.probe_size} bytes (us)",
+            cmap="magma_r")
 
 
 def plot_overlap(record: CommRecord, saved_ax: Any, percent_ax: Any) -> None:
@@ -129,14 +132,17 @@ def plot_scaling(record: CommRecord, ax: Any) -> None:
 
 
 def comm_figure(record: CommRecord) -> Figure:
-    """The comm figure: echo latency and bandwidth, the layers' heat map,
-    the collectives against message size and against process count, the
-    overlap grid."""
-    fig, axes = new_figure(4, 2, (11, 14.5))
+    """The comm figure: echo latency and bandwidth; Servet's layers (the
+    pairs' latency heat map, each layer's scalability and bandwidth: Fig.
+    10a-d); the collectives against message size and against process count;
+    the overlap grid."""
+    fig, axes = new_figure(5, 2, (11, 18))
     plot_echo(record, axes[0, 0], axes[0, 1])
     plot_layers(record, axes[1, 0])
-    plot_collectives(record, axes[1, 1])
-    plot_scaling(record, axes[2, 0])
-    axes[2, 1].set_axis_off()
-    plot_overlap(record, axes[3, 0], axes[3, 1])
+    plot_layer_scalability(record, axes[1, 1])
+    plot_layer_bandwidth(record, axes[2, 0])
+    plot_collectives(record, axes[2, 1])
+    plot_scaling(record, axes[3, 0])
+    axes[3, 1].set_axis_off()
+    plot_overlap(record, axes[4, 0], axes[4, 1])
     return fig

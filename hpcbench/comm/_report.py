@@ -7,6 +7,7 @@ import math
 
 from .._format import format_size, microseconds
 from .._headline import Headline, finite
+from ._layerplot import layer_bandwidth, layer_panel_gaps, layer_scalability
 from ._records import CommRecord, SweepFit
 
 #: A slowdown below this is "no measurable effect".
@@ -53,6 +54,37 @@ def _overhead_lines(layers) -> list:
     return lines
 
 
+def _layer_curve_lines(record: CommRecord) -> list:
+    """Servet's Fig. 10b-d in words: each layer's slowdown with all its
+    disjoint pairs sending at once, each layer's peak bandwidth (where
+    there are two layers or more: one layer is the echo's sentence), and
+    what the figure cannot show for this record."""
+    layers, probe = record.derived.layers, format_size(record.parameters.probe_size)
+    lines = []
+    scaling = [(i, lv, layer_scalability(lv)) for i, lv in enumerate(layers)]
+    scaling = [(i, lv, pairs, slowdown) for i, lv, (pairs, _, slowdown) in scaling if pairs.size >= 2]
+    if scaling:
+        parts = ", ".join(f"x{slowdown[-1]:.2f} in layer {i + 1} ('{lv.name}', {pairs[-1]:.0f} pairs)"
+                          for i, lv, pairs, slowdown in scaling)
+        worst = max(slowdown[-1] for *_, slowdown in scaling)
+        lines.append(f"Layer scalability (Fig. 10b, {probe}): with all its disjoint pairs sending at once, a message "
+                     f"takes, against one alone, {parts}" +
+                     (": where that is well above 1, concurrent messages queue for a shared path, so fewer, larger "
+                      "messages pay (Servet: N messages of S bytes cost more than one of N x S)."
+                      if worst >= NO_EFFECT else ": the layers scale, concurrent messages do not slow each other."))
+    peaks = [(i, lv, *layer_bandwidth(lv)) for i, lv in enumerate(layers)]
+    peaks = [(i, lv, float(sizes[bw.argmax()]), float(bw.max())) for i, lv, sizes, bw in peaks if sizes.size]
+    if len(peaks) > 1:
+        parts = ", ".join(f"layer {i + 1} ('{lv.name}') {_gbs(peak)} at {format_size(at)}"
+                          for i, lv, at, peak in peaks)
+        lines.append(f"Bandwidth per layer, from its representative pair (Fig. 10c/d): {parts}: the cost of a message "
+                     "depends on the layer it crosses as well as on its size.")
+    gaps = layer_panel_gaps(record)
+    if gaps:
+        lines.append(f"Servet's Fig. 10b-d cannot show everything for this record: {'; '.join(gaps)}.")
+    return lines
+
+
 def comm_meaning(record: CommRecord) -> list:
     """Point to point, collectives, layers, overlap and contention, one sentence each."""
     p, d = record.parameters, record.derived
@@ -75,6 +107,7 @@ def comm_meaning(record: CommRecord) -> list:
     elif d.layers:
         lines.append(f"Every pair of ranks has about the same latency ({microseconds(d.layers[0].latency)} at "
                      f"{format_size(p.probe_size)}): where ranks are placed does not change it.")
+    lines += _layer_curve_lines(record)
     lines += _overhead_lines(d.layers)
     pct = [v for row in d.overlap.overlap_percent for v in row if v is not None and math.isfinite(v)]
     if pct:
@@ -119,7 +152,8 @@ def comm_disagreements(record: CommRecord) -> list:
 
 
 def comm_headlines(record: CommRecord) -> list:
-    """Echo latency, peak bandwidth and n_1/2; collectives at 8 B; barrier; DAXPY; each layer's latency."""
+    """Echo latency, peak bandwidth and n_1/2; collectives at 8 B; barrier; DAXPY; each layer's latency, peak
+    bandwidth and slowdown with all its pairs at once."""
     d = record.derived
     out = [Headline("echo latency 0 B", _at(d.echo, 0), "s", "lower"),
            Headline("echo latency 8 B", _at(d.echo, 8), "s", "lower"),
@@ -133,4 +167,21 @@ def comm_headlines(record: CommRecord) -> list:
     # pairs of one relation split by their latencies), so the number counts.
     out += [Headline(f"layer {i + 1} ('{lv.name}') latency", finite(lv.latency), "s", "lower")
             for i, lv in enumerate(d.layers)]
+    return out + _layer_curve_headlines(record)
+
+
+def _layer_curve_headlines(record: CommRecord) -> list:
+    """Servet's Fig. 10b-d in numbers: each layer's peak bandwidth, and its
+    slowdown with all its disjoint pairs at once (the count in the label:
+    two runs compare only the same concurrency)."""
+    out = []
+    for i, lv in enumerate(record.derived.layers):
+        sizes, bandwidth = layer_bandwidth(lv)
+        if sizes.size:
+            out.append(Headline(f"layer {i + 1} ('{lv.name}') peak bandwidth", float(bandwidth.max()), "bytes/s",
+                                "higher"))
+        pairs, _, slowdown = layer_scalability(lv)
+        if pairs.size >= 2:
+            out.append(Headline(f"layer {i + 1} ('{lv.name}') slowdown, {pairs[-1]:.0f} pairs at once",
+                                finite(float(slowdown[-1])), "ratio", "lower"))
     return out

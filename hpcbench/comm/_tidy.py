@@ -15,8 +15,10 @@ def comm_rows(record: CommRecord) -> list[Row]:
     message size (parameter "size_bytes") the time's median, min, p10,
     p90, p99 ("KERNEL_time") and bandwidth, its fits; the barrier; DAXPY
     per vector length; the overlap grid; contention, hops and the layers
-    where measured (layer i as in derived.layers, from 0); collectives
-    against the number of processes (parameter "processes")."""
+    where measured (layer i as in derived.layers, from 0: its time and
+    bandwidth per size, and the mean one-way time and slowdown per number
+    of pairs sending at once); collectives against the number of
+    processes (parameter "processes")."""
     out = RowBuilder(record)
     d = record.derived
     for kernel in SWEEP_KERNELS:
@@ -40,8 +42,12 @@ def comm_rows(record: CommRecord) -> list[Row]:
         out.add("layer_latency", layer.latency, "s", "median", "layer", i)
         # by index: two layers may have the same name (the same relation at two latencies)
         _summary(out, f"layer_time {i}", layer.summary)
-        out.curve(f"layer_slowdown {i}", "pairs", [s.pairs for s in layer.scalability],
-                  [s.slowdown for s in layer.scalability], "ratio", "derived")
+        # Servet's Fig. 10c/d (bandwidth per layer) and 10b (a message's time with k pairs at once)
+        out.curve(f"layer_bandwidth {i}", "size_bytes", layer.summary.sizes, layer.summary.bandwidth, "bytes/s",
+                  "median")
+        pairs = [s.pairs for s in layer.scalability]
+        out.curve(f"layer_concurrent_time {i}", "pairs", pairs, [s.latency for s in layer.scalability], "s", "mean")
+        out.curve(f"layer_slowdown {i}", "pairs", pairs, [s.slowdown for s in layer.scalability], "ratio", "derived")
     if d.scaling is not None:
         for c in d.scaling.curves:
             out.curve(f"{c.kernel.replace(' ', '_')}_time size {c.size}", "processes", c.fit.counts, c.fit.times,
