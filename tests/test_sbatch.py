@@ -148,3 +148,13 @@ def test_the_script_runs_under_a_real_sbatch(tmp_path, monkeypatch):
         assert (tmp_path / f"hpcbench-results-{job}.json").exists()
     finally:
         cluster.stop()
+
+
+def test_time_overrides_the_estimate(capsys):
+    """--time sets the limit the estimate cannot know (a slow network, a busy node); the note says so."""
+    status, out, err = _sbatch_out(capsys, "--time", "90", *SMALL)
+    assert status == 0, err
+    assert "#SBATCH --time=90" in out.splitlines() and "--time given" in out.splitlines()[2]
+    assert "--time" not in out.splitlines()[-1]           # the run itself takes no such option
+    status, out, err = _sbatch_out(capsys, "--time", "0", *SMALL)
+    assert status == 2 and "must be a positive whole number" in err

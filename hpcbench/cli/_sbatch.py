@@ -38,6 +38,9 @@ def add_sbatch_parser(sub: argparse._SubParsersAction[Parser]) -> Parser:
                    help="the run's results file, %%j the job ID (default: %(default)s)")
     p.add_argument("--job-output", default="hpcbench-%j.out", metavar="PATH",
                    help="#SBATCH -o: the job's stdout and stderr (default: %(default)s)")
+    p.add_argument("-t", "--time", type=_positive, metavar="MINUTES",
+                   help="the job's time limit in minutes (default: the run's estimate with a margin; the estimate "
+                        "assumes a quiet node and a network at least as fast as a common cluster's: docs/slurm.md)")
     p.add_argument("-q", "--quiet", action="store_true", help="the run prints no progress")
     p.add_argument("--report", action="store_true", help="the run also writes the HTML report")
     add_benchmark_flags(p)
@@ -100,7 +103,8 @@ def script_text(args: argparse.Namespace, minutes: int, plugin: str, nodes: int,
     """The batch script."""
     run = [shlex.quote(w) for w in ["python3", "-m", "hpcbench", "run", *run_arguments(args)]]
     run += ["-o", _with_job_id(args.results)] + (["-q"] if args.quiet else []) + (["--report"] if args.report else [])
-    lines = ["#!/bin/bash", HEADER, f"# estimated run: {total_s:.0f} s here; --time has a margin (docs/slurm.md)",
+    said = "--time given" if args.time else "--time has a margin"
+    lines = ["#!/bin/bash", HEADER, f"# estimated run: {total_s:.0f} s here; {said} (docs/slurm.md)",
              f"#SBATCH --nodes={nodes}", f"#SBATCH --ntasks={tasks}"]
     lines += [f"#SBATCH --ntasks-per-node={per_node}"] if per_node else []
     lines += [f"#SBATCH --time={minutes}", f"#SBATCH -o {shlex.quote(args.job_output)}", "",
@@ -142,13 +146,14 @@ def cmd_sbatch(args: argparse.Namespace) -> int:
     if have is not None and nodes > have:
         raise UsageError(f"hpcbench sbatch: -N {nodes} asks for more nodes than the cluster has ({have}, sinfo)")
     total = sum(seconds for _, seconds in estimates(names, options, topology, job))
-    text = script_text(args, slurm_minutes(total), plugin, nodes, per_node, tasks, total)
+    minutes = args.time or slurm_minutes(total)
+    text = script_text(args, minutes, plugin, nodes, per_node, tasks, total)
     if args.script:
         try:
             write_file(args.script, text, "batch script", is_sbatch_script, args.force)
         except ValueError as e:
             raise UsageError(f"hpcbench sbatch: {e}") from None
-        print(f"batch script written to {args.script} (--time={slurm_minutes(total)} min); submit it with sbatch")
+        print(f"batch script written to {args.script} (--time={minutes} min); submit it with sbatch")
     else:
         sys.stdout.write(text)
     if have is None:        # after the script: bad input stays one line
