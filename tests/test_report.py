@@ -339,6 +339,8 @@ def test_the_default_report_goes_beside_the_results():
     assert default_report_path(["runs/a.json"]) == "runs/a.html"
     assert default_report_path(["a.out"]) == "a.out.html"
     assert default_report_path(["x/a.json", "y/b.json"]) == "x/a-vs-b.html"
+    assert default_report_path(["example:comm"]) == "example-comm.html"        # no "example:comm.html"
+    assert default_report_path(["example:node", "b.json"]) == "example-node-vs-b.html"
 
 
 # ---- bad input --------------------------------------------------------------------------------------

@@ -36,9 +36,13 @@ class Written:
 
 def default_report_path(results_paths: Sequence[str]) -> str:
     """Beside the (first) results file: RESULTS.json -> RESULTS.html; for two
-    files A.json and B.json, A-vs-B.html in A's folder."""
-    stems = [os.path.basename(p)[:-5] if p.endswith(".json") else os.path.basename(p) for p in results_paths]
-    folder = os.path.dirname(results_paths[0])
+    files A.json and B.json, A-vs-B.html in A's folder; example:NAME ->
+    example-NAME.html in the working folder."""
+    from ..examples import PREFIX
+    # A shipped example (example:NAME) has no folder of its own: example-NAME.html here.
+    stems = [f"example-{p[len(PREFIX):]}" if p.startswith(PREFIX) else
+             os.path.basename(p)[:-5] if p.endswith(".json") else os.path.basename(p) for p in results_paths]
+    folder = "" if results_paths[0].startswith(PREFIX) else os.path.dirname(results_paths[0])
     return os.path.join(folder, "-vs-".join(stems) + ".html")
 
 
