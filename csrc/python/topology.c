@@ -164,6 +164,49 @@ static PyObject *topology_describe(PyObject *self, PyObject *args)
     return result;
 }
 
+/* The network OS devices of a topology loaded with I/O: [{"name", "kind",
+ * "pus"}], "pus" the cpuset of the closest non-I/O ancestor (the package,
+ * NUMA node or machine the device is attached to). */
+static PyObject *describe_network_devices(hwloc_topology_t topo)
+{
+    PyObject *list = PyList_New(0);
+    for (hwloc_obj_t obj = hwloc_get_next_osdev(topo, NULL); list != NULL && obj != NULL;
+         obj = hwloc_get_next_osdev(topo, obj)) {
+        hwloc_obj_osdev_type_t t = obj->attr->osdev.type;
+        if (t != HWLOC_OBJ_OSDEV_NETWORK && t != HWLOC_OBJ_OSDEV_OPENFABRICS)
+            continue;
+        hwloc_obj_t place = hwloc_get_non_io_ancestor_obj(topo, obj);
+        PyObject *d = Py_BuildValue("{s:s,s:s,s:N}", "name", obj->name ? obj->name : "?", "kind",
+                                    t == HWLOC_OBJ_OSDEV_NETWORK ? "network" : "openfabrics", "pus",
+                                    cpuset_to_list(place ? place->cpuset : NULL));
+        if (append_new(list, d) != 0)
+            return NULL;
+    }
+    return list;
+}
+
+static PyObject *network_devices(PyObject *self, PyObject *args)
+{
+    struct hpcb_topo_params p = {.source = NULL, .io = 1};
+    struct hpcb_why why = {0};
+    if (!PyArg_ParseTuple(args, "i|z:network_devices", &p.kind, &p.source) ||
+        glue_status(self, hpcb_topo_check(&p, &why), &why, "network_devices") != 0)
+        return NULL;
+    hwloc_topology_t topo;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_topo_load(&p, &topo);
+    Py_END_ALLOW_THREADS
+    if (rc == HPCB_EINVAL)
+        return PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
+                            p.kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology", p.source);
+    if (rc != HPCB_OK)
+        return glue_raise(self, rc, NULL, "network_devices");
+    PyObject *result = describe_network_devices(topo);
+    hwloc_topology_destroy(topo);
+    return result;
+}
+
 static PyObject *bind_thread(PyObject *self, PyObject *args)
 {
     PyObject *seq;
@@ -202,6 +245,9 @@ PyMethodDef glue_topology_methods[] = {
     {"topology_describe", topology_describe, METH_VARARGS,
      "topology_describe(kind, source=None) -> dict of hwloc objects "
      "(kind TOPO_THIS_MACHINE, TOPO_XML_FILE with a path, or TOPO_SYNTHETIC with a description)."},
+    {"network_devices", network_devices, METH_VARARGS,
+     "network_devices(kind, source=None) -> list of {name, kind, pus}: hwloc's network OS devices and "
+     "the PUs of the object each is attached to (the topology loaded with I/O discovery)."},
     {"bind_thread", bind_thread, METH_VARARGS,
      "bind_thread(pus): bind the calling thread to these PU OS indexes."},
     {"thread_binding", thread_binding, METH_NOARGS,

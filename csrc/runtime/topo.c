@@ -29,6 +29,10 @@ int hpcb_topo_load(const struct hpcb_topo_params *p, hwloc_topology_t *out)
         return HPCB_EHWLOC;
 
     int rc = 0;
+    if (p->io && hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
+        hwloc_topology_destroy(topo);
+        return HPCB_EHWLOC;
+    }
     if (p->kind == HPCB_TOPO_XML_FILE)
         rc = hwloc_topology_set_xml(topo, p->source);
     else if (p->kind == HPCB_TOPO_SYNTHETIC)

@@ -19,6 +19,8 @@ enum hpcb_topo_source { HPCB_TOPO_SOURCES(HPCB_ENUMERATOR) HPCB_TOPO_SOURCE_COUN
 struct hpcb_topo_params {
     int kind;              /* enum hpcb_topo_source */
     const char *source;    /* the XML path or the synthetic string; ignored for this machine */
+    int io;                /* 1: also discover I/O devices (hwloc's important ones: the network devices
+                            * and their locality); costs PCI discovery, so only where asked */
 };
 
 /* kind is one of enum hpcb_topo_source; source is non-empty unless kind is

@@ -63,6 +63,16 @@ class NodeInputs:
 
 
 @dataclass
+class NetworkGroups:
+    """Where the network rule acts: the groups of a node's PUs that share
+    one network access (a package, a NIC's locality), from the
+    network-access record, and ratNC per group."""
+    level: str                  #: "package", "NUMA node", "network device", ...
+    partition: Partition        #: the groups on the nodes' tree
+    rat_nc: dict[int, float]    #: processes per group -> ratNC
+
+
+@dataclass
 class Inputs:
     """Everything the selection needs."""
     nodes: list[NodeInputs]     #: in mapping order
@@ -74,6 +84,7 @@ class Inputs:
     rat_nc: dict[int, float]    #: processes per node -> ratNC; empty when not measured
     network: Source
     notes: list[str] = field(default_factory=list)
+    groups: NetworkGroups | None = None     #: None: the network rule acts per node (as before groups were measured)
 
 
 def as_results(results: ResultsLike) -> list[Results]:
@@ -339,14 +350,37 @@ def _distances(nodes: list[NodeInputs], comm: CommLatencies | None, hosts: list[
     return between, latency_max, notes
 
 
+def _ratios_text(rat_nc: dict[int, float]) -> str:
+    return ", ".join(f"[{k}] {v:.2f}" for k, v in sorted(rat_nc.items()))
+
+
 def _network(access: list[Record]) -> tuple[dict[int, float], Source]:
     """ratNC of the first network-access record, and where it came from."""
     if not access:
         return {}, Source("network", "not applied", "no network-access record: the network rule is not applied "
                                                     "(hwloc does not see the network)")
     rat_nc: dict[int, float] = access[0].derived.ratios()
-    return rat_nc, Source("network", "measured", "ratNC " + ", ".join(f"[{k}] {v:.2f}" for k, v in sorted(
-        rat_nc.items())) + f" (network-access, {access[0].derived.total} processes)")
+    return rat_nc, Source("network", "measured", f"ratNC {_ratios_text(rat_nc)} (network-access, "
+                                                 f"{access[0].derived.total} processes)")
+
+
+def _network_groups(access: list[Record], tree: NodeTree, network: Source) -> tuple[NetworkGroups | None, Source,
+                                                                                    list[str]]:
+    """The groups sharing a network access that the first network-access
+    record names (None: per node, as for files written before it said, or
+    when it says the node), the source said with them, and a note when
+    its groups do not fit these nodes."""
+    sharing = access[0].derived.sharing if access else None
+    if sharing is None or len(sharing.groups) < 2:
+        return None, network, []
+    part = partition(sharing.level, sharing.groups, tree.index)
+    if len(part.groups) != len(sharing.groups) or bool((part.group < 0).any()):
+        return None, network, [f"network-access: its {len(sharing.groups)} {sharing.level} groups do not cover the "
+                               "PUs of the nodes mapped (another kind of node?): the network rule acts per node"]
+    rat_nc = sharing.ratios()
+    detail = (f"ratNC per {sharing.level} {_ratios_text(rat_nc)} ({len(part.groups)} {sharing.level} groups sharing "
+              f"a network access each, from {sharing.source}); per node {network.detail.removeprefix('ratNC ')}")
+    return NetworkGroups(sharing.level, part, rat_nc), Source("network", "measured", detail), []
 
 
 def _masks(nodes: list[NodeInputs], pus: Sequence[int] | None) -> list[np.ndarray]:
@@ -371,6 +405,7 @@ def collect(results: ResultsLike, hosts: Sequence[str] | None = None, pus: Seque
     between, latency_max, between_notes = _distances(nodes, comm, hosts)
     unit = "s" if comm is not None and (comm.intra or comm.between is not None) else "relative"
     rat_nc, network = _network(found["network-access"])
+    groups, network, group_notes = _network_groups(found["network-access"], tree, network)
     tolerance = comm.tolerance if comm is not None else float(LAYER_TOLERANCE)
     return Inputs(nodes, _masks(nodes, pus), between, latency_max, tolerance, unit, rat_nc, network,
-                  _comm_notes(comm) + between_notes)
+                  _comm_notes(comm) + between_notes + group_notes, groups)

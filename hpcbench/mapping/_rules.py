@@ -18,6 +18,22 @@ Network. "The weights of the cores that show ratios higher than 1.5 when
    increased": the node's k-th process selected, its other cores would be
    the (k+1)-th, so they are raised when ratNC[k + 1] > 1.5. Beyond the
    measured processes per node, the last measured ratio holds.
+   Where the network-access record says the node's cores share their
+   network access per group (a package, a NIC's locality: "the groups of
+   cores that present overhead when concurrently accessing the network"),
+   the rule acts at two levels, both read from ratNC per group (ratNC at
+   groups x j processes per node, measured spread evenly over the groups):
+   the selected core's group, its j-th process, raises the group's other
+   cores when ratNC per group[j + 1] > 1.5; and the node, its k-th process,
+   raises all its cores when its next process, placed evenly over the
+   groups as the benchmark places it, would share: ratNC per group
+   [ceil((k + 1) / groups)] > 1.5. The node's part is the per-node rule
+   above read through the groups (ratNC at a k that is not a multiple of
+   the groups mixes shared and unshared groups); without it, rule 3's pull
+   within a node (up to w3 per process on the node, against w_net per
+   process in the group) would put a second process on a processor while
+   other nodes are empty whenever on-node latency is below half the
+   network's, not the one-per-processor placement Servet 3.0 reports (6.2).
 """
 from __future__ import annotations
 
@@ -61,23 +77,39 @@ def latency_change(latency: np.ndarray, maximum: float, tolerance: float, w: Wei
 
 
 class NetworkRule:
-    """The network rule over a measured ratNC ({processes per node: ratio})."""
+    """The network rule over a measured ratNC ({processes per node: ratio}),
+    or, where the cores share their network access per group, over ratNC
+    per group ({processes per group: ratio}) on `groups` groups per node."""
 
-    def __init__(self, rat_nc: dict[int, float], w: Weights):
+    def __init__(self, rat_nc: dict[int, float], w: Weights, groups: int = 1):
         self.rat_nc = dict(rat_nc)
         self.weight = w.network
+        self.groups = groups
         rule = mapping_rule(self.rat_nc) if self.rat_nc else None
         self.threshold = rule.threshold if rule else None
         self.over = set(rule.processes_per_node_over_threshold) if rule else set()
         self.largest = max(self.rat_nc) if self.rat_nc else 0
 
-    def ratio(self, per_node: int) -> float:
-        """ratNC for this many processes per node (the last measured beyond)."""
-        return float(self.rat_nc[min(per_node, self.largest)])
+    @property
+    def per_group(self) -> bool:
+        """Whether the rule acts on groups finer than the node."""
+        return self.groups > 1
+
+    def ratio(self, count: int) -> float:
+        """ratNC for this many processes per node, or per group (the last
+        measured beyond)."""
+        return float(self.rat_nc[min(count, self.largest)])
+
+    def _raise(self, count: int) -> float:
+        return self.weight if self.rat_nc and min(count, self.largest) in self.over else 0.0
 
     def change(self, selected_on_node: int) -> float:
         """The increase for a node's other cores once it holds
-        `selected_on_node` selected processes."""
-        if not self.rat_nc:
-            return 0.0
-        return self.weight if min(selected_on_node + 1, self.largest) in self.over else 0.0
+        `selected_on_node` selected processes (per group: when its next
+        process, placed evenly over the groups, would share its group)."""
+        return self._raise(-(-(selected_on_node + 1) // self.groups))
+
+    def group_change(self, selected_in_group: int) -> float:
+        """The increase for a group's other cores once it holds
+        `selected_in_group` selected processes (0 when acting per node)."""
+        return self._raise(selected_in_group + 1) if self.per_group else 0.0

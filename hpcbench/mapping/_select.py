@@ -69,10 +69,13 @@ class _Selection:
         self.components: list[Component] = []
         self.index: dict[Component, int] = {}
         self.rows: dict[int, np.ndarray] = {}     #: node key -> global component of each row of its blocks
+        groups = inputs.groups
+        #: the network rule per group (a row of each node's block: it changes some of the node's cores)
+        self.group_row: Component | None = ("network", f"ratNC per {groups.level}") if groups else None
         for n in nodes:
             if n.key not in self.rows:
                 keys = [("rule 1", p.name) for p in n.caches] + [("rule 2", p.name) for p in n.memory] + [LATENCY]
-                self.rows[n.key] = np.array([self._component(k) for k in keys])
+                self.rows[n.key] = np.array([self._component(k) for k in keys + [self.group_row] if k])
         self._component(NETWORK)
         count = len(self.components)
         self.local = [np.where(a, 0.0, np.inf) for a in inputs.allowed]
@@ -86,7 +89,10 @@ class _Selection:
         self.node_ties = np.zeros(len(nodes), dtype=np.int64)
         for n in range(len(nodes)):
             self._refresh(n)
-        self.network = NetworkRule(inputs.rat_nc, w)
+        self.network = NetworkRule(groups.rat_nc, w, len(groups.partition.groups)) if groups else \
+            NetworkRule(inputs.rat_nc, w)
+        #: processes selected in each network group of each node (one column when acting per node)
+        self.in_group = np.zeros((len(nodes), len(groups.partition.groups) if groups else 1), dtype=np.int64)
         self._deltas: dict[tuple[int, int], np.ndarray] = {}
         # Rule 3 between nodes: the same change for every other node's cores.
         change = latency_change(np.array([inputs.between]), inputs.latency_max, inputs.tolerance, w)
@@ -108,7 +114,8 @@ class _Selection:
             values = [delta for _, delta in cache_rule(node, i, self.w) + memory_rule(node, i, self.w)]
             latency = latency_change(node.latency.row(i), self.inputs.latency_max, self.inputs.tolerance, self.w)
             latency[i] = 0.0
-            self._deltas[key] = np.vstack(values + [latency])
+            network = [np.zeros_like(latency)] if self.group_row else []    # applied in select: it depends on counts
+            self._deltas[key] = np.vstack(values + [latency] + network)
         return self._deltas[key]
 
     def _refresh(self, n: int) -> None:
@@ -141,6 +148,21 @@ class _Selection:
         return [RuleUpdate(rule=self.components[c][0], part=self.components[c][1], delta=deltas[c],
                            choices=counts[c]) for c in np.flatnonzero(count).tolist()]
 
+    def _raise_group(self, n: int, i: int) -> None:
+        """The network rule on PU i's group of node n (when it acts per group)."""
+        groups = self.inputs.groups
+        if groups is None or self.group_row is None:
+            return
+        g = int(groups.partition.group[i])
+        self.in_group[n, g] += 1
+        raise_by = self.network.group_change(int(self.in_group[n, g]))
+        if raise_by:
+            mask = groups.partition.group == g
+            row = int(np.flatnonzero(self.rows[self.inputs.nodes[n].key] == self.index[self.group_row])[0])
+            self.parts[n][row, mask] += raise_by
+            self.counts[n][row, mask] += 1
+            self.local[n][mask] += raise_by
+
     def select(self, n: int, i: int) -> None:
         """Select PU i of node n and apply every rule."""
         change = self.deltas(n, i)
@@ -149,6 +171,7 @@ class _Selection:
         local = self.local[n]
         local += change.sum(axis=0)
         local[i] = np.inf
+        self._raise_group(n, i)
         self._refresh(n)
         self.selected[n] += 1
         raise_by = self.network.change(int(self.selected[n]))
@@ -163,6 +186,24 @@ class _Selection:
             self.offset_parts[others, lat] += self.between
             self.offset_counts[others, lat] += 1
             self.offset[others] += self.between
+
+
+def _beyond_measured(rule: NetworkRule, state: _Selection, inputs: Inputs) -> list[str]:
+    """A note when the mapping put more processes on a node (or in a
+    network group) than ratNC was measured for."""
+    if not rule.rat_nc:
+        return []
+    if inputs.groups is None:
+        if int(state.selected.max()) <= rule.largest:
+            return []
+        return [f"ratNC was measured up to {rule.largest} processes per node; beyond, the network rule used "
+                f"ratNC[{rule.largest}] = {rule.ratio(rule.largest):.2f}"]
+    level = inputs.groups.level
+    if int(state.in_group.max()) <= rule.largest:
+        return []
+    return [f"ratNC was measured up to {rule.largest} processes per {level} ({rule.largest * rule.groups} processes "
+            f"per node); beyond, the network rule used ratNC per {level}[{rule.largest}] = "
+            f"{rule.ratio(rule.largest):.2f}"]
 
 
 def _levels(tree: NodeTree) -> list[NodeLevels]:
@@ -252,11 +293,7 @@ def map_processes(results: ResultsLike, nprocs: int, kind: str, *, hosts: Sequen
         ranks[order] = len(ranks)
     choices = [Choice(order=order, rank=ranks[order], host=inputs.nodes[n].host, node=n, pu=pu, weight=weight,
                       tied=tied, updates=updates) for order, n, pu, weight, tied, updates in picks]
-    notes = list(inputs.notes)
-    rule = state.network
-    if rule.rat_nc and int(state.selected.max()) > rule.largest:
-        notes.append(f"ratNC was measured up to {rule.largest} processes per node; beyond, the network rule used "
-                     f"ratNC[{rule.largest}] = {rule.ratio(rule.largest):.2f}")
+    notes = list(inputs.notes) + _beyond_measured(state.network, state, inputs)
     nodes = _mapped_nodes(inputs)
     return ProcessMapping(kind=kind, nprocs=nprocs, weights=w.as_dict(), tie_rule=TIE_RULE, rank_rule=RANK_RULE,
                           latency_unit=inputs.latency_unit, nodes=nodes, choices=choices, sources=_sources(inputs),

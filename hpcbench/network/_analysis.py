@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._records import MappingRule
+from ._records import MappingRule, NetworkSharing
 
 #: Servet 3.0, 4.2: cores whose ratio exceeds this get their weights raised.
 MAPPING_THRESHOLD = 1.5
@@ -35,6 +35,86 @@ def mapping_rule(rat_nc: dict) -> MappingRule:
                        rule="raise the weights of cores that access the network at the same time as the selected "
                             "core when ratNC for that many processes per node exceeds 1.5 (cores evenly spread in "
                             "the node)")
+
+
+#: A level of a node where a network access may be shared: (name, groups of PU OS indexes).
+Level = tuple[str, list[list[int]]]
+
+
+def _distinct(levels: list[Level]) -> list[Level]:
+    """The levels in order, each grouping once (the first name kept: a NIC per
+    package is named for the NIC), only those of several groups and finer
+    than the one before."""
+    out: list[Level] = []
+    seen: list[list[list[int]]] = []
+    for name, groups in levels:
+        canonical = sorted(sorted(int(p) for p in g) for g in groups if g)
+        if canonical in seen or len(canonical) < 2 or (out and len(canonical) <= len(out[-1][1])):
+            continue
+        seen.append(canonical)
+        out.append((name, canonical))
+    return out
+
+
+def _devices_by_locality(devices: list[tuple[str, list[int]]]) -> dict[tuple[int, ...], str]:
+    """{locality (sorted PUs): the names of the devices there, joined by +}
+    (two NICs on one package are one access group)."""
+    out: dict[tuple[int, ...], str] = {}
+    for name, pus in devices:
+        key = tuple(sorted(int(p) for p in pus))
+        if key:
+            out[key] = f"{out[key]}+{name}" if key in out else name
+    return out
+
+
+def _finest_calm(rat_nc: dict, node: Level, levels: list[Level], covered: set) -> tuple[Level, str]:
+    """The finest level whose groups showed no overhead with one process
+    each (ratNC[groups] <= the threshold), coarse to fine, and why the walk
+    stopped there."""
+    chosen = node
+    for name, groups in levels:
+        count = len(groups)
+        if any(not covered & set(g) for g in groups):
+            return chosen, f"the measuring ranks do not cover every {name}: finer groups not decidable"
+        if count not in rat_nc:
+            return chosen, f"ratNC was not measured at {count} processes per node (one per {name})"
+        if rat_nc[count] > MAPPING_THRESHOLD:
+            return chosen, (f"one process per {name} already shows overhead (ratNC[{count}] = "
+                            f"{rat_nc[count]:.2f} > {MAPPING_THRESHOLD})")
+        chosen = (name, groups)
+    return chosen, "no finer level to test"
+
+
+def network_sharing(rat_nc: dict, node_pus: list, levels: list[Level], covered: list | None = None,
+                    devices: list[tuple[str, list[int]]] | None = None) -> NetworkSharing:
+    """Which cores share a network access (Servet 3.0, 4.2: "easily
+    identified using the information provided by ratNC and knowing that the
+    benchmark evenly maps processes to cores"): walking the node's levels
+    from coarse to fine (hwloc's network devices' localities first, where
+    there are several, then packages, NUMA nodes, L3 and L2 caches), the finest
+    level whose g groups showed no overhead with one process each
+    (ratNC[g] <= 1.5); the node when none did. ratNC per group j is
+    ratNC[g x j]: the benchmark spreads its processes evenly over these
+    levels. `covered`: the PUs of the measuring ranks (default all)."""
+    rat_nc = {int(k): float(v) for k, v in rat_nc.items()}
+    if 1 not in rat_nc:
+        raise ValueError("ratNC must hold the reference (one process per node)")
+    node: Level = ("node", [sorted(int(p) for p in node_pus)])
+    by_place = _devices_by_locality(devices or [])
+    places = [list(k) for k in sorted(by_place)]
+    split = len(places) > 1 and sorted(p for g in places for p in g) == sorted(int(p) for p in node_pus)
+    nics: list[Level] = [("network device", places)] if split else []   # disjoint, and every PU near one
+    candidates = _distinct(nics + list(levels))
+    (level, groups), why = _finest_calm(rat_nc, node, candidates, set(covered if covered is not None else node_pus))
+    count = len(groups)
+    steps: list[int] = []
+    while count * (len(steps) + 1) in rat_nc:
+        steps.append(len(steps) + 1)
+    from_devices = level == "network device"
+    return NetworkSharing(level=level, source="hwloc network devices" if from_devices else "ratNC", groups=groups,
+                          devices=[by_place[tuple(g)] for g in groups] if from_devices else [], per_group=steps,
+                          rat_nc={str(j): rat_nc[count * j] for j in steps},
+                          reason=f"cores share the network access of their {level}: {why}")
 
 
 @dataclass

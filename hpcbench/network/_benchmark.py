@@ -24,6 +24,7 @@ from ._records import (
     DistanceParameters,
     DistanceRecord,
     NetworkRaw,
+    NetworkSharing,
 )
 from ._report import access_headlines, access_meaning, distance_headlines, distance_meaning
 from ._tidy import access_rows, distance_rows
@@ -40,6 +41,13 @@ def _samples(table: dict) -> NetworkRaw:
 def _rate(bandwidth: dict, ratio: dict, key: int, width: int) -> str:
     """The bandwidth (MB/s) and ratio columns of a summary row."""
     return f"{bandwidth[str(key)] / 1e6:>10.1f} MB/s{ratio[str(key)]:>{width}.2f}"
+
+
+def _sharing_line(sharing: NetworkSharing) -> str:
+    """Which cores share a network access, and ratNC per group, in a line."""
+    ratios = ", ".join(f"[{j}] {sharing.rat_nc[str(j)]:.2f}" for j in sharing.per_group)
+    where = f"{len(sharing.groups)} {sharing.level} group(s)" if sharing.level != "node" else "the node"
+    return f"  network access shared per {sharing.level} ({where}, {sharing.source}); ratNC per group: {ratios}"
 
 
 def _by_str(table: dict) -> dict:
@@ -153,7 +161,7 @@ class NetworkAccessBenchmark(_NetworkBenchmark[AccessRecord]):
                                 nodes_used=_by_str(result.nodes_used), bandwidth=_by_str(result.bandwidth),
                                 rat_nc=_by_str(result.rat_nc), notes=result.notes,
                                 mapping_rule=mapping_rule(result.rat_nc),
-                                outliers=find_outliers(result.samples.values()))
+                                outliers=find_outliers(result.samples.values()), sharing=result.sharing)
         return self._record(parameters, derived, result, result.notes)
 
     def summary(self, record: AccessRecord) -> list:
@@ -162,6 +170,8 @@ class NetworkAccessBenchmark(_NetworkBenchmark[AccessRecord]):
                  f"{format_size(d.size)} messages to the next node)",
                  f"  {'per node':>8}{'nodes':>7}{'bandwidth':>14}{'ratNC':>8}",
                  *(f"  {k:>8}{d.nodes_used[str(k)]:>7}{_rate(d.bandwidth, d.rat_nc, k, 8)}" for k in d.per_node)]
+        if d.sharing is not None:
+            lines.append(_sharing_line(d.sharing))
         rule = d.mapping_rule
         if rule.first_over_threshold:
             lines.append(f"  mapping rule: ratNC > {rule.threshold} from {rule.first_over_threshold} processes "

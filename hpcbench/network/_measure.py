@@ -16,7 +16,7 @@ is the median over iterations. Repetitions are adaptive as in `comm`.
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,18 +30,20 @@ from .._memory import safe_memory_limit
 from .._nodes import node_membership
 from .._subset import on_ranks
 from ..topology import Topology
-from ..topology._pairs import spread_order
-from ._analysis import ratios
+from ._analysis import Level, network_sharing, ratios
 from ._options import DEFAULT_CAP_S, DEFAULT_SIZE
+from ._records import NetworkSharing
 
 if TYPE_CHECKING:
     from mpi4py import MPI
 
 
 def node_layout(comm: MPI.Intracomm, topology: Topology | None = None) -> list:
-    """The job's nodes, in order: [{"leader", "host", "ranks"}], ranks of a
-    node ordered so that the first k are spread over its packages and cores
-    (one per package first) when ranks are bound to single PUs."""
+    """The job's nodes, in order: [{"leader", "host", "ranks", "pus"}], ranks
+    of a node ordered so that the first k are spread evenly over its network
+    devices, packages, NUMA nodes and caches (one per package first, as
+    Servet 3.0 asks) when ranks are bound to single PUs; "pus" is each
+    rank's PU in that order (None where a rank is not bound to one)."""
     check_comm(comm)
     leader = node_membership(comm).leader
     pus = list(_core.thread_binding())
@@ -53,20 +55,62 @@ def node_layout(comm: MPI.Intracomm, topology: Topology | None = None) -> list:
         nodes[lead]["ranks"].append(rank)
         nodes[lead]["pus"].append(pu)
     layout = [nodes[k] for k in sorted(nodes)]
+    # one rank finds the levels (I/O discovery takes tens of ms) and every rank orders with them: all must
+    # agree on the order, or the shift pattern's partners would differ between ranks
+    levels = comm.bcast(_order_levels(topology) if topology is not None and comm.Get_rank() == 0 else None, root=0)
     for node in layout:
-        node["ranks"] = _spread(node["ranks"], node.pop("pus"), topology)
+        node["ranks"], node["pus"] = _spread(node["ranks"], node["pus"], levels)
     return layout
 
 
-def _spread(ranks, pus, topology):
-    if topology is None or any(p is None for p in pus) or len(set(pus)) != len(pus):
-        return sorted(ranks)
-    try:
-        order = spread_order(topology, pus)
-    except Exception:  # a PU hwloc does not list: keep rank order
-        return sorted(ranks)
+def _order_levels(topology: Topology) -> list[Level]:
+    """The levels the measuring ranks are spread over: the network devices'
+    localities (where they split the node), then sharing_levels."""
+    devices = network_devices(topology)
+    places = sorted({tuple(sorted(pus)) for _, pus in devices})
+    nics: list[Level] = [("network device", [list(p) for p in places])] if len(places) > 1 else []
+    return nics + sharing_levels(topology)
+
+
+def sharing_levels(topology: Topology) -> list[Level]:
+    """The levels of a node where its network access may be shared, coarse
+    to fine: packages, NUMA nodes, L3 and L2 caches (hwloc's)."""
+    def caches(level: int) -> list[list[int]]:
+        return [list(c.pus) for c in topology.caches if c.level == level and c.kind != "instruction"]
+    return [("package", [list(o.pus) for o in topology.packages]),
+            ("NUMA node", [list(n.pus) for n in topology.numa_nodes]), ("L3", caches(3)), ("L2", caches(2))]
+
+
+def even_order(pus: Sequence[int], levels: list[Level]) -> list[int]:
+    """`pus` ordered so that the first k are spread evenly over every level
+    (coarse first): at each level a PU's group is numbered among the groups
+    of its parent that hold some of `pus`, and PUs are sorted by those
+    numbers from the finest level up (one per package, then one per NUMA
+    node of each package, ...). A PU in no group of a level counts as its
+    own group."""
+    paths = {p: tuple(next((i for i, g in enumerate(groups) if p in g), -1 - p) for _, groups in levels)
+             for p in pus}
+    local: dict[tuple, dict] = {}
+    for p in sorted(pus):
+        path = paths[p] + (p,)
+        for depth in range(len(path)):
+            local.setdefault(path[:depth], {}).setdefault(path[depth], len(local[path[:depth]]))
+
+    def key(p: int) -> tuple:
+        path = paths[p] + (p,)
+        return tuple(local[path[:d]][path[d]] for d in reversed(range(len(path))))
+    return sorted(pus, key=key)
+
+
+def _spread(ranks: list, pus: list, levels: list[Level] | None) -> tuple[list, list]:
+    """The node's ranks and their PUs in even order over `levels` (rank
+    order when there are none or the ranks are not bound to one PU each)."""
+    if not levels or any(p is None for p in pus) or len(set(pus)) != len(pus):     # levels None: no topology
+        order = sorted(range(len(ranks)), key=lambda i: ranks[i])
+        return [ranks[i] for i in order], [pus[i] for i in order]
     by_pu = dict(zip(pus, ranks))
-    return [by_pu[p] for p in order]
+    spread = even_order(pus, levels)
+    return [by_pu[p] for p in spread], spread
 
 
 def measure_pattern(comm: MPI.Intracomm, members: list, dest_of: Callable[[int], int], bytes_: int, rse: float,
@@ -159,6 +203,7 @@ class AccessResult:
     samples: dict = field(default_factory=dict)
     rat_nc: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    sharing: NetworkSharing | None = None    #: which cores share a network access (None without a topology)
 
 
 def network_access_benchmark(comm: MPI.Intracomm, size: int = DEFAULT_SIZE, rse: float = 0.02,
@@ -166,10 +211,48 @@ def network_access_benchmark(comm: MPI.Intracomm, size: int = DEFAULT_SIZE, rse:
                              progress: Callable[[str], None] | None = None) -> AccessResult:
     """ratNC: 2 x NC processes in total (NC = ranks per node of the job),
     k = 1 .. NC per node on 2NC / k nodes, each sending to the same-index
-    process of the next node (distance 1)."""
+    process of the next node (distance 1); then which cores share a network
+    access (network_sharing) and ratNC per such group."""
     check_comm(comm)
     size = check_size(size)
-    layout = node_layout(comm, topology)
+    return access_on_layout(comm, node_layout(comm, topology), size, rse, cap_s, topology, progress)
+
+
+def network_devices(topology: Topology) -> list[tuple[str, list[int]]]:
+    """hwloc's network devices of `topology` (this machine, or an XML file
+    saved with I/O) and the PUs each is attached to: the OpenFabrics ones
+    (the HPC interconnect) where there are some, else the network
+    interfaces. Empty for a synthetic topology, or where hwloc cannot
+    discover I/O (then the groups come from ratNC alone)."""
+    if topology.source == "this machine":
+        kind, source = _core.TOPO_THIS_MACHINE, None
+    elif topology.source.startswith("xml:"):
+        kind, source = _core.TOPO_XML_FILE, topology.source[len("xml:"):]
+    else:
+        return []
+    try:
+        found = _core.network_devices(kind, source)
+    except (ValueError, RuntimeError):
+        return []
+    fabric = [d for d in found if d["kind"] == "openfabrics"]
+    return [(d["name"], list(d["pus"])) for d in (fabric or found) if d["pus"]]
+
+
+def _sharing(layout: list, nc: int, rat_nc: dict, topology: Topology | None) -> NetworkSharing | None:
+    """The groups sharing a network access on the first node (nodes are
+    alike), from the PUs its first nc ranks (the measuring ones) are bound to."""
+    if topology is None:
+        return None
+    measuring = layout[0].get("pus", [None])[:nc]
+    covered = [] if any(p is None for p in measuring) else measuring
+    return network_sharing(rat_nc, topology.pu_indexes, sharing_levels(topology), covered, network_devices(topology))
+
+
+def access_on_layout(comm: MPI.Intracomm, layout: list, size: int, rse: float, cap_s: float,
+                     topology: Topology | None = None,
+                     progress: Callable[[str], None] | None = None) -> AccessResult:
+    """network_access_benchmark on the nodes of `layout` (node_layout's:
+    each node's ranks in even order, with their PUs), collective over comm."""
     if len(layout) < 2:
         raise ValueError(f"the network access benchmark needs at least 2 nodes, the job has {len(layout)}")
     nc = min(len(node["ranks"]) for node in layout)
@@ -198,4 +281,5 @@ def network_access_benchmark(comm: MPI.Intracomm, size: int = DEFAULT_SIZE, rse:
     if nc == 1:
         notes.append("one rank per node: there is nothing to compare the reference with")
     result.rat_nc = ratios(result.bandwidth)
+    result.sharing = _sharing(layout, nc, result.rat_nc, topology)
     return result

@@ -102,6 +102,34 @@ class MappingRule(Mapping):
 
 
 @dataclass(kw_only=True)
+class NetworkSharing(Mapping):
+    """Which cores of a node share one network access (Servet 3.0, 4.2:
+    "the groups of cores that present overhead when concurrently accessing
+    the network"), and ratNC per group: with the benchmark's processes
+    spread evenly over the groups, j per group is len(groups) x j per node,
+    so rat_nc[j] is the node's ratNC at that many."""
+    level: str                          #: "node", "package", "NUMA node", "L3", "network device"
+    source: str                         #: "ratNC" (the finest level that showed no overhead) or "hwloc network devices"
+    groups: list[list[int]]             #: the PUs (OS indexes) of each group on the measured node
+    devices: list[str]                  #: the network devices of each group (empty unless from hwloc)
+    per_group: Steps                    #: processes per group measured: 1, 2, ...
+    rat_nc: dict[str, Positive]         #: processes per group -> ratNC at len(groups) x that many per node
+    reason: str
+
+    def _validate(self, path: str) -> None:
+        require(len(self.groups) >= 1 and all(self.groups), f"{path}.groups", "must be non-empty groups of PUs")
+        pus = [p for g in self.groups for p in g]
+        require(len(set(pus)) == len(pus), f"{path}.groups", "must not hold a PU twice")
+        require(len(self.per_group) <= 1 << 16, f"{path}.per_group",
+                f"must be at most 65536 long, got {len(self.per_group)}")
+        _tables_cover(path, self.per_group, rat_nc=self.rat_nc)
+
+    def ratios(self) -> dict:
+        """ratNC per group as {processes per group: ratio}."""
+        return _by_int(self.rat_nc)
+
+
+@dataclass(kw_only=True)
 class AccessDerived(Mapping):
     """Bandwidth (bytes/s) and ratNC per number of processes per node
     using the network (Servet 3.0, section 4.2), and the mapping rule."""
@@ -114,6 +142,8 @@ class AccessDerived(Mapping):
     notes: list[str]
     mapping_rule: MappingRule
     outliers: Outliers | None = optional()
+    #: which cores share a network access; absent in files written before it (the node, as then)
+    sharing: NetworkSharing | None = optional()
 
     def _validate(self, path: str) -> None:
         require(len(self.per_node) <= 1 << 16, f"{path}.per_node",
