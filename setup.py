@@ -70,7 +70,10 @@ SOURCES = [
     "csrc/runtime/phase.c",
 ]
 # libhpcbdegr: plain C, no Python, no MPI; applications link it (hpcbench config --cflags --libs).
-DEGR_SOURCES = ["csrc/degr/degr.c"]
+# degr.c reads the degradation file, params.c and params_get.c the parameters file; text.c is their lexer.
+DEGR_SOURCES = ["csrc/degr/text.c", "csrc/degr/degr.c", "csrc/degr/params.c", "csrc/degr/params_get.c"]
+#: What travels with the library: the C headers and the Fortran module's source.
+DEGR_HEADERS = ["hpcb_degr.h", "hpcb_params.h", "hpcb_params.f90"]
 DEGR_INCLUDE = "hpcbench/include"
 DEPENDS = [os.path.join(root, f) for root, _, files in os.walk("csrc") for f in files if f.endswith(".h")]
 
@@ -215,7 +218,8 @@ class MPIBuildExt(build_ext):
         if not self.inplace:   # the header travels with the library
             include = os.path.join(package_dir, "include")
             os.makedirs(include, exist_ok=True)
-            shutil.copy(os.path.join(DEGR_INCLUDE, "hpcb_degr.h"), include)
+            for name in DEGR_HEADERS:
+                shutil.copy(os.path.join(DEGR_INCLUDE, name), include)
         print(f"hpcbench build: libhpcbdegr.so in {out}")
 
     def build_extensions(self):

@@ -200,7 +200,8 @@ def test_c_reader_is_clean_under_sanitizers(tmp_path, large, mutated):
     exe = str(tmp_path / "degr_check_san")
     try:
         build(exe, "-g", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-              "-I", os.path.join(ROOT, "hpcbench", "include"), os.path.join(ROOT, "csrc", "degr", "degr.c"), "-lm")
+              "-I", os.path.join(ROOT, "hpcbench", "include"), os.path.join(ROOT, "csrc", "degr", "degr.c"),
+              os.path.join(ROOT, "csrc", "degr", "text.c"), "-lm")
     except subprocess.CalledProcessError:
         pytest.skip("this compiler cannot build with -fsanitize=address,undefined")
     paths = checked_in() + [p for p, _ in large] + mutated

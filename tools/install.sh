@@ -19,6 +19,8 @@ command -v hwloc-distrib >/dev/null 2>&1 || need_apt+=(hwloc)
 # tests/test_slurm.py starts a private single-node Slurm (tools/slurmcluster.py, docs/slurm.md).
 command -v slurmd >/dev/null 2>&1 || need_apt+=(slurm-wlm)
 command -v munged >/dev/null 2>&1 || need_apt+=(munge)
+# tests/test_params_capi.py compiles the Fortran interface of the parameters API (hpcb_params.f90).
+command -v gfortran >/dev/null 2>&1 || need_apt+=(gfortran)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "hpcbench install: installing Debian packages: ${need_apt[*]}"

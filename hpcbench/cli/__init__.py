@@ -1,4 +1,4 @@
-"""Command line: python -m hpcbench {run,list,show,report,degr,config,advise,map,predict,doctor,sbatch}.
+"""Command line: python -m hpcbench {run,list,show,report,degr,params,config,advise,map,predict,doctor,sbatch}.
 
 A thin layer over the API. Usage errors print one line and exit 2, on one
 rank only; set HPCBENCH_DEBUG=1 to see tracebacks of unexpected errors.
@@ -39,7 +39,7 @@ __all__ = ["UsageError", "build_parser", "main"]
 _GROUPS = {
     "._options": ("add_run_parser", {"run": "._run:cmd_run"}),
     "._tools": ("add_tool_parsers", {"list": "cmd_list", "show": "cmd_show", "degr": "cmd_degr",
-                                     "config": "cmd_config", "advise": "cmd_advise"}),
+                                     "params": "cmd_params", "config": "cmd_config", "advise": "cmd_advise"}),
     "._report": ("add_report_parser", {"report": "cmd_report"}),
     "._map": ("add_map_parser", {"map": "cmd_map"}),
     "._predict": ("add_predict_parser", {"predict": "cmd_predict"}),

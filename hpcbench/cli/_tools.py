@@ -1,5 +1,5 @@
 """The commands that read results or give advice: list, show, degr,
-config, advise grid."""
+params, config, advise grid."""
 from __future__ import annotations
 
 import argparse
@@ -33,8 +33,21 @@ def add_tool_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
                       help="replace an existing file that is not a degradation file (never a link, a device or a "
                            "FIFO)")
 
+    params = sub.add_parser("params", help=SUMMARIES["params"],
+                            description="Write the text file the C and Fortran parameters API (hpcb_load_params) "
+                                        "reads: cache sizes, shared caches, memory-access overhead, communication "
+                                        "layers, "
+                                        "ratDist and ratNC, from whichever of their benchmarks finished "
+                                        "(docs/params.md).")
+    params.add_argument("results", metavar="RESULTS.json")
+    params.add_argument("-o", "--output", default=None, help="parameters file (default: RESULTS.params)")
+    params.add_argument("--force", action="store_true",
+                        help="replace an existing file that is not a parameters file (never a link, a device or a "
+                             "FIFO)")
+
     config = sub.add_parser("config", help=SUMMARIES["config"],
-                            description="Print the flags to compile and link a C program against libhpcbdegr.")
+                            description="Print the flags to compile and link a C program against libhpcbdegr (the "
+                                        "degradation and parameters APIs: hpcb_degr.h, hpcb_params.h).")
     config.add_argument("--cflags", action="store_true", help="print the include flags")
     config.add_argument("--libs", action="store_true", help="print the link flags")
 
@@ -67,6 +80,21 @@ def cmd_degr(args: argparse.Namespace) -> int:
     except (ResultsError, ValueError, OSError) as e:
         raise UsageError(f"hpcbench degr: {e}") from None
     print(f"ratDist for distances 1..{len(rat_dist)}, ratNC for 1..{len(rat_nc)} processes per node written to {path}")
+    return 0
+
+
+def cmd_params(args: argparse.Namespace) -> int:
+    from .._results import load
+    from ..network._params_export import export_parameters, params_path
+    try:
+        results = load(args.results)
+        path = args.output if args.output is not None else params_path(args.results)
+        p = export_parameters(results, path, force=args.force)
+    except (ResultsError, ValueError, OSError) as e:
+        raise UsageError(f"hpcbench params: {e}") from None
+    print(f"{len(p.caches)} cache level(s), {len(p.shared_caches)} shared-cache level(s), {len(p.memory)} memory "
+          f"level(s), {len(p.layers)} layer(s) over {len(p.ranks)} rank(s), ratDist for 1..{len(p.rat_dist)}, "
+          f"ratNC for 1..{len(p.rat_nc)} written to {path}")
     return 0
 
 
