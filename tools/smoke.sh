@@ -117,5 +117,28 @@ say "hpcbench config --cflags --libs: $flags"
 # shellcheck disable=SC2086   # the flags are words
 run "${CC:-cc}" -o degr degr.c $flags
 run ./degr
+# ... and the parameters file through hpcb_params.h (the header installed beside the library).
+run hpcbench params -o node.params example:node
+cat > params.c <<'EOF'
+#include <stdio.h>
+#include "hpcb_params.h"
+int main(void)
+{
+    hpcb_params p;
+    char why[256];
+    if (hpcb_load_params(&p, "node.params", why, sizeof why) != 0) {
+        fprintf(stderr, "hpcb_load_params: %s\n", why);
+        return 1;
+    }
+    int levels = hpcb_params_cache_levels(&p);
+    long long l1 = levels > 0 ? hpcb_params_cache_size(&p, 1) : -1;
+    printf("smoke: libhpcbdegr: %d cache level(s), L1 %lld bytes\n", levels, l1);
+    hpcb_release_params(&p);
+    return levels > 0 && l1 > 0 ? 0 : 1;
+}
+EOF
+# shellcheck disable=SC2086   # the flags are words
+run "${CC:-cc}" -o params params.c $flags
+run ./params
 
 say "passed in $((SECONDS - started)) s"
