@@ -79,6 +79,12 @@ def topology_describe(kind: int, source: str | None = None, /) -> dict[str, Any]
     (source: a file path) or TOPO_SYNTHETIC (source: an hwloc synthetic string).
     ValueError "hwloc could not load ..." if hwloc refuses the source."""
 
+def network_devices(kind: int, source: str | None = None, /) -> list[dict[str, Any]]:
+    """hwloc's network OS devices (network interfaces, OpenFabrics HCAs) of a
+    topology loaded with I/O discovery: name, kind ("network" or
+    "openfabrics") and pus, the PUs of the package, NUMA node or machine
+    each is attached to. Same kinds and errors as topology_describe."""
+
 def bind_thread(pus: Sequence[int], /) -> None:
     """Bind the calling thread to these PU OS indexes (ParameterError "pus" if one is unknown)."""
 
@@ -220,12 +226,19 @@ def hcomm_check(hmax: int, iterations: int, blocks: int = 10, warmup: int = 10, 
 
 def inner_product(pus: Sequence[int], leaf_parent: Sequence[int], parent: Sequence[int], master: Sequence[int],
                   nleaves: Sequence[int], begin: Sequence[int], end: Sequence[int], x: npt.ArrayLike,
-                  reps: int, /) -> tuple[_F64, _F64, float]:
+                  reps: int, /) -> tuple[_F64, _F64, _F64, _F64, float]:
     """The MultiBSP inner product of x (doubles) over a flattened tree, reps times.
 
     Components bottom up (parent[c] > c, root last with parent -1 and master 0);
     thread t runs on pus[t] and sums x[begin[t]:end[t]]. Returns (total ticks,
-    ticks inside the team, per run) and the last run's result.
+    ticks inside the team, per run; each thread's loop ticks, shape (reps, threads);
+    ticks from the last loop's end to the root's sum, per run) and the last run's result.
+    """
+
+def sumsq_rate(pus: Sequence[int], length: int, trials: int, /) -> _F64:
+    """The inner product's leaf loop, every thread on its own slice of length doubles at once.
+
+    Returns flops per tick of each thread in each trial (of at least ~1 ms), shape (trials, threads).
     """
 
 # ---- CoMet's matrix layer (csrc/kernels/matrix.c, matrix_verify.c) -----------

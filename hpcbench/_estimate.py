@@ -109,7 +109,8 @@ def multibsp_seconds(options: Any, topology: Topology) -> float:
     """Seconds of multibsp: h-relations up to hmax, blocks of iterations
     per level, and the inner product up to 2^max_exponent doubles."""
     levels = len({c.level for c in topology.caches}) + 1
-    supersteps = levels * options.blocks * options.iterations * math.log2(max(options.hmax, 2))
+    hmax = options.hmax or 512          # None: chosen per level (512 to 1024 on a 2-vCPU guest)
+    supersteps = levels * options.blocks * options.iterations * math.log2(max(hmax, 2))
     return 0.3 + supersteps * 2.5e-6 + options.reps * 2 ** options.max_exponent * 8 * 1e-9
 
 

@@ -129,8 +129,8 @@ def test_bad_types_raise_type_error_naming_the_function():
     # The parse formats end with the function's name, which argument errors quote.
     for name in ("traverse", "traverse_team", "copy_team", "daxpy_times", "echo", "exchange", "bcast_times",
                  "allreduce_times", "overlap_times", "echo_contention", "shift_times", "hcomm", "inner_product",
-                 "traverse_check", "copy_check", "hcomm_check", "p2p_check", "team_check", "topology_describe",
-                 "bind_thread", "barrier_times"):
+                 "sumsq_rate", "traverse_check", "copy_check", "hcomm_check", "p2p_check", "team_check",
+                 "topology_describe", "bind_thread", "barrier_times"):
         with pytest.raises(TypeError, match=rf"^{name}\(\)"):
             getattr(_core, name)()
 
@@ -291,11 +291,14 @@ def test_multibsp_kernels():
     ticks, rate = _core.hcomm(pus[:2], 8, 20, blocks=2, warmup=1, daxpy_length=256)
     assert ticks.shape == (9, 2) and np.all(ticks > 0) and np.all(rate > 0)
     x = np.full(1000, 0.5)
-    total, inside, result = _core.inner_product(pus[:2], [0, 0], [-1], [0], [2], [0, 500], [500, 1000], x, 2)
-    assert result == 250.0 and total.shape == inside.shape == (2,)
+    total, inside, leaf, reduce, result = _core.inner_product(pus[:2], [0, 0], [-1], [0], [2], [0, 500], [500, 1000],
+                                                              x, 2)
+    assert result == 250.0 and total.shape == inside.shape == reduce.shape == (2,) and leaf.shape == (2, 2)
+    rate = _core.sumsq_rate(pus[:2], 1001, 2)     # not a multiple of the loop's 4 sums: the tail runs too
+    assert rate.shape == (2, 2) and np.all(rate > 0)
     # Two PUs under one leaf component each, under a root: components 0, 1, root 2.
-    total, inside, result = _core.inner_product(pus[:2], [0, 1], [2, 2, -1], [0, 1, 0], [1, 1, 2],
-                                                [0, 500], [500, 1000], x, 2)
+    total, inside, leaf, reduce, result = _core.inner_product(pus[:2], [0, 1], [2, 2, -1], [0, 1, 0], [1, 1, 2],
+                                                              [0, 500], [500, 1000], x, 2)
     assert result == 250.0
 
 

@@ -115,6 +115,26 @@ int hpcb_hcomm_run(const struct hpcb_hcomm_params *p, struct hpcb_hcomm_out *out
 
 /* ---- inner product -------------------------------------------------------- */
 
+/* The sequential inner product of a leaf: x[begin..end) squared and summed.
+ * Four independent sums: one running sum would wait for each addition (a
+ * chain of FP-add latencies) and run at a fraction of the rate the model
+ * takes from DAXPY, whose updates are independent. Not inlined: the inner
+ * product and the rate kernel run the same machine code. */
+__attribute__((noinline)) static double sum_squares(const double *x, size_t begin, size_t end)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    size_t i = begin;
+    for (; i + 4 <= end; i += 4) {
+        s0 += x[i] * x[i];
+        s1 += x[i + 1] * x[i + 1];
+        s2 += x[i + 2] * x[i + 2];
+        s3 += x[i + 3] * x[i + 3];
+    }
+    for (; i < end; i++)
+        s0 += x[i] * x[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
 /* The per-thread rules: a component, and a slice of x. */
 static int check_threads(const struct hpcb_inner_product_params *p, struct hpcb_why *why)
 {
@@ -219,8 +239,10 @@ struct ip_job {
      * the lists block. */
     size_t *first_leaf, *leaf_list, *first_comp, *comp_list;
     struct hpcb_phase *comp_phase;   /* per component; the phases block */
+    uint64_t *leaf_end;              /* per thread: when its loop ended (TSC) */
+    double *leaf_ticks;              /* per thread: this run's row of out->leaf_ticks */
     struct hpcb_phase start;
-    double inside_ticks;
+    double inside_ticks, reduce_ticks;
 };
 
 static int ip_member(void *arg, size_t t)
@@ -229,21 +251,8 @@ static int ip_member(void *arg, size_t t)
     const struct hpcb_inner_product_params *p = job->p;
     hpcb_phase_wait(&job->start, 1);
     uint64_t t0 = hpcb_ticks();
-    /* Four independent sums: one running sum would wait for each addition
-     * (a chain of FP-add latencies) and run at a fraction of the rate the
-     * model takes from DAXPY, whose updates are independent. */
-    const double *x = p->x;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    size_t i = p->begin[t];
-    for (; i + 4 <= p->end[t]; i += 4) {
-        s0 += x[i] * x[i];
-        s1 += x[i + 1] * x[i + 1];
-        s2 += x[i + 2] * x[i + 2];
-        s3 += x[i + 3] * x[i + 3];
-    }
-    for (; i < p->end[t]; i++)
-        s0 += x[i] * x[i];
-    job->leaf_sum[t] = (s0 + s1) + (s2 + s3);
+    job->leaf_sum[t] = sum_squares(p->x, p->begin[t], p->end[t]);
+    job->leaf_end[t] = hpcb_ticks();
     /* Bottom up through this thread's ancestors: every thread of a
      * component meets at its barrier, then the component's master adds up
      * what its children left. */
@@ -258,8 +267,16 @@ static int ip_member(void *arg, size_t t)
             sum += job->comp_sum[job->comp_list[k]];
         job->comp_sum[c] = sum;
     }
-    if (t == 0)
-        job->inside_ticks = (double)(hpcb_ticks() - t0);
+    if (t == 0) {
+        /* Every thread wrote its loop's end before its first barrier, and
+         * all of them have passed the root's: the reads see the writes. */
+        uint64_t t1 = hpcb_ticks(), last = job->leaf_end[0];
+        for (size_t k = 1; k < p->team.npus; k++)
+            last = job->leaf_end[k] > last ? job->leaf_end[k] : last;
+        job->inside_ticks = (double)(t1 - t0);
+        job->reduce_ticks = t1 > last ? (double)(t1 - last) : 0.0;
+    }
+    job->leaf_ticks[t] = (double)(job->leaf_end[t] - t0);
     return HPCB_OK;
 }
 
@@ -296,7 +313,8 @@ static int ip_job_alloc(struct ip_job *job, size_t nthreads, size_t ncomp)
     job->leaf_sum = calloc(nthreads + ncomp, sizeof(double));
     job->first_leaf = calloc(2 * (ncomp + 1) + nthreads + ncomp, sizeof(size_t));
     job->comp_phase = calloc(ncomp, sizeof(struct hpcb_phase));
-    if (job->leaf_sum == NULL || job->first_leaf == NULL || job->comp_phase == NULL)
+    job->leaf_end = calloc(nthreads, sizeof(uint64_t));
+    if (job->leaf_sum == NULL || job->first_leaf == NULL || job->comp_phase == NULL || job->leaf_end == NULL)
         return HPCB_ENOMEM;
     job->comp_sum = job->leaf_sum + nthreads;
     job->first_comp = job->first_leaf + ncomp + 1;
@@ -310,12 +328,14 @@ static void ip_job_free(struct ip_job *job)
     free(job->leaf_sum);
     free(job->first_leaf);
     free(job->comp_phase);
+    free(job->leaf_end);
 }
 
 int hpcb_inner_product_run(const struct hpcb_inner_product_params *p, struct hpcb_inner_product_out *out)
 {
     int rc = hpcb_contract_start(hpcb_inner_product_check(p, NULL),
-                                 out != NULL && out->total_ticks != NULL && out->inside_ticks != NULL);
+                                 out != NULL && out->total_ticks != NULL && out->inside_ticks != NULL &&
+                                 out->leaf_ticks != NULL && out->reduce_ticks != NULL);
     if (rc != HPCB_OK)
         return rc;
     size_t nthreads = p->team.npus, ncomp = p->ncomp;
@@ -328,12 +348,91 @@ int hpcb_inner_product_run(const struct hpcb_inner_product_params *p, struct hpc
         hpcb_phase_init(&job.start, nthreads);
         /* Checked above: each start is timed without the check's look-ups. */
         uint64_t t0 = hpcb_ticks();
+        job.leaf_ticks = out->leaf_ticks + r * nthreads;
         rc = hpcb_team_start(&p->team, ip_member, &job, NULL);
         out->total_ticks[r] = (double)(hpcb_ticks() - t0);
         out->inside_ticks[r] = job.inside_ticks;
+        out->reduce_ticks[r] = job.reduce_ticks;
     }
     if (rc == HPCB_OK)
         out->result = job.comp_sum[ncomp - 1];
     ip_job_free(&job);
     return rc;
+}
+
+/* ---- the leaf loop's rate ------------------------------------------------- */
+
+#define SUMSQ_TRIAL_TICKS 2000000u        /* ~1 ms at GHz tick rates */
+
+struct sumsq_job {
+    const struct hpcb_sumsq_rate_params *p;
+    struct hpcb_sumsq_rate_out *out;
+    struct hpcb_phase phase;
+};
+
+int hpcb_sumsq_rate_check(const struct hpcb_sumsq_rate_params *p, struct hpcb_why *why)
+{
+    int rc;
+    if (p == NULL)
+        return hpcb_why_set(why, "p", "must point to the parameters, got NULL");
+    if ((rc = hpcb_why_range(why, "length", p->length, 1, (size_t)1 << 28, " doubles")) != HPCB_OK ||
+        (rc = hpcb_why_range(why, "trials", p->trials, 1, 1000, "")) != HPCB_OK)
+        return rc;
+    return hpcb_team_check(&p->team, why);
+}
+
+/* One trial: passes over the slice, doubling, until ~1 ms; flops per tick.
+ * 0 if a pass's sum is wrong. */
+static double sumsq_trial(const double *x, size_t n)
+{
+    size_t passes = 0, reps = 1;
+    uint64_t spent = 0;
+    double want = 0.25 * (double)n;
+    do {
+        uint64_t t0 = hpcb_ticks();
+        for (size_t r = 0; r < reps; r++) {
+            /* The compiler sees sum_squares as pure: without this it would
+             * compute one pass and reuse the result for every other. */
+            __asm__ volatile("" : : "r"(x) : "memory");
+            if (sum_squares(x, 0, n) != want)
+                return 0.0;
+        }
+        spent += hpcb_ticks() - t0;
+        passes += reps;
+        reps *= 2;
+    } while (spent < SUMSQ_TRIAL_TICKS);
+    return 2.0 * (double)n * (double)passes / (double)spent;
+}
+
+static int sumsq_member(void *arg, size_t t)
+{
+    struct sumsq_job *job = arg;
+    const struct hpcb_sumsq_rate_params *p = job->p;
+    double *x = NULL;
+    int rc = posix_memalign((void **)&x, 64, p->length * sizeof(double)) == 0 ? HPCB_OK : HPCB_ENOMEM;
+    for (size_t i = 0; rc == HPCB_OK && i < p->length; i++)   /* first touch: this thread's memory */
+        x[i] = 0.5;
+    if (rc == HPCB_OK && sum_squares(x, 0, p->length) != 0.25 * (double)p->length)
+        rc = HPCB_ECHECK;
+    for (size_t k = 0; k < p->trials; k++) {
+        /* All start each trial together: the rate is the one the leaves
+         * reach while every other leaf runs too. */
+        if (!hpcb_phase_wait(&job->phase, rc == HPCB_OK))
+            break;
+        double rate = sumsq_trial(x, p->length);
+        job->out->rate[k * p->team.npus + t] = rate;
+        if (rate == 0.0)
+            rc = HPCB_ECHECK;
+    }
+    free(x);
+    return rc;
+}
+
+int hpcb_sumsq_rate_run(const struct hpcb_sumsq_rate_params *p, struct hpcb_sumsq_rate_out *out)
+{
+    int rc = hpcb_contract_start(hpcb_sumsq_rate_check(p, NULL), out != NULL && out->rate != NULL);
+    if (rc != HPCB_OK)
+        return rc;
+    struct sumsq_job job = {.p = p, .out = out};
+    return hpcb_team_run(&p->team, sumsq_member, &job, &job.phase);
 }

@@ -68,6 +68,9 @@ struct hpcb_inner_product_params {
 struct hpcb_inner_product_out {
     double *total_ticks;    /* reps: from the start of the team to its end (threads started and joined) */
     double *inside_ticks;   /* reps: from all threads ready to the root's sum (thread 0's clock) */
+    double *leaf_ticks;     /* reps x nthreads: [r * nthreads + t], thread t's own loop over its slice */
+    double *reduce_ticks;   /* reps: from the last thread's loop end to the root's sum (the TSC is one
+                             * clock for all PUs: constant and nonstop, synchronised by the kernel) */
     double result;          /* written: the last run's inner product */
 };
 
@@ -76,5 +79,27 @@ struct hpcb_inner_product_out {
 int hpcb_inner_product_check(const struct hpcb_inner_product_params *p, struct hpcb_why *why);
 
 int hpcb_inner_product_run(const struct hpcb_inner_product_params *p, struct hpcb_inner_product_out *out);
+
+/* The inner product's leaf loop alone (the model's r per memory level):
+ * every thread of the team sums the squares of its own slice of `length`
+ * doubles (allocated and first touched by that thread, then read once
+ * untimed, so it sits in the smallest memory that holds it), all threads at
+ * once, `trials` times; a trial repeats the loop for at least ~1 ms. The
+ * same loop as the inner product's, so the rate is the one its leaves run
+ * at; no barrier, reduction or thread start inside the timing. */
+struct hpcb_sumsq_rate_params {
+    struct hpcb_team_params team;  /* thread t on team.pus[t] */
+    size_t length;                 /* doubles per thread, 1..2**28 */
+    size_t trials;                 /* 1..1000 */
+};
+
+struct hpcb_sumsq_rate_out {
+    double *rate;          /* trials x npus: [k * npus + t], flops per tick of thread t in trial k */
+};
+
+int hpcb_sumsq_rate_check(const struct hpcb_sumsq_rate_params *p, struct hpcb_why *why);
+
+/* Payload: every pass's sum is exactly length / 4 (x = 0.5). */
+int hpcb_sumsq_rate_run(const struct hpcb_sumsq_rate_params *p, struct hpcb_sumsq_rate_out *out);
 
 #endif /* HPCB_MULTIBSP_H */

@@ -223,6 +223,7 @@ static int run_kernel(struct glue_call *c)
     case GLUE_SHIFT: return hpcb_shift_run(&c->p.shift, &c->out.shift);
     case GLUE_HCOMM: return hpcb_hcomm_run(&c->p.hcomm, &c->out.hcomm);
     case GLUE_INNER_PRODUCT: return hpcb_inner_product_run(&c->p.inner_product, &c->out.inner_product);
+    case GLUE_SUMSQ_RATE: return hpcb_sumsq_rate_run(&c->p.sumsq_rate, &c->out.sumsq_rate);
     case GLUE_MATRIX: return hpcb_matrix_run(&c->p.matrix, &c->out.matrix);
     case GLUE_WAVEFRONT: return hpcb_wavefront_run(&c->p.wavefront, &c->out.wavefront);
     case GLUE_WAVEFRONT_WG: return hpcb_wavefront_wg_run(&c->p.wavefront_wg, &c->out.wavefront_wg);

@@ -101,7 +101,7 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n);
 enum glue_kernel {
     GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
     GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_OVERHEAD, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
-    GLUE_HCOMM, GLUE_INNER_PRODUCT,
+    GLUE_HCOMM, GLUE_INNER_PRODUCT, GLUE_SUMSQ_RATE,
     GLUE_MATRIX, GLUE_WAVEFRONT, GLUE_WAVEFRONT_WG
 };
 
@@ -122,6 +122,7 @@ struct glue_call {
         struct hpcb_shift_params shift;
         struct hpcb_hcomm_params hcomm;
         struct hpcb_inner_product_params inner_product;
+        struct hpcb_sumsq_rate_params sumsq_rate;
         struct hpcb_matrix_params matrix;
         struct hpcb_wavefront_params wavefront;
         struct hpcb_wavefront_wg_params wavefront_wg;
@@ -140,6 +141,7 @@ struct glue_call {
         struct hpcb_shift_out shift;
         struct hpcb_hcomm_out hcomm;
         struct hpcb_inner_product_out inner_product;
+        struct hpcb_sumsq_rate_out sumsq_rate;
         struct hpcb_matrix_out matrix;
         struct hpcb_wavefront_out wavefront;
         struct hpcb_wavefront_wg_out wavefront_wg;

@@ -102,13 +102,29 @@ static PyObject *inner_product(PyObject *self, PyObject *args)
         p->end = PyArray_DATA(tree[END]);
         p->x = PyArray_DATA(tree[X]);
         p->n = (size_t)PyArray_DIM(tree[X], 0);
-        const struct glue_samples samples[] = {{&out->total_ticks, p->reps, 0}, {&out->inside_ticks, p->reps, 0}};
-        result = glue_run(self, &c, hpcb_inner_product_check(p, &c.why), samples, 2, "d", &out->result);
+        const struct glue_samples samples[] = {{&out->total_ticks, p->reps, 0}, {&out->inside_ticks, p->reps, 0},
+                                               {&out->leaf_ticks, p->reps, p->team.npus},
+                                               {&out->reduce_ticks, p->reps, 0}};
+        result = glue_run(self, &c, hpcb_inner_product_check(p, &c.why), samples, 4, "d", &out->result);
     }
     glue_call_free(&c);   /* if glue_run did not run */
     for (int i = 0; i < TREE_ARRAYS; i++)
         Py_XDECREF(tree[i]);
     return result;
+}
+
+static PyObject *sumsq_rate(PyObject *self, PyObject *args)
+{
+    struct glue_call c = {.kernel = GLUE_SUMSQ_RATE, .what = "sumsq_rate"};
+    struct hpcb_sumsq_rate_params *p = &c.p.sumsq_rate;
+    PyObject *pus;
+    long long length, trials;
+    if (!PyArg_ParseTuple(args, "OLL:sumsq_rate", &pus, &length, &trials) ||
+        GLUE_COUNTS(self, {"length", length, &p->length}, {"trials", trials, &p->trials}) != 0 ||
+        glue_pus(self, &c, pus, &p->team) != 0)
+        return NULL;
+    const struct glue_samples samples[] = {{&c.out.sumsq_rate.rate, p->trials, p->team.npus}};
+    return glue_run(self, &c, hpcb_sumsq_rate_check(p, &c.why), samples, 1, "");
 }
 
 PyMethodDef glue_multibsp_methods[] = {
@@ -118,6 +134,9 @@ PyMethodDef glue_multibsp_methods[] = {
      "daxpy_length=1024) -> None if hcomm would accept them (its PUs aside); else ParameterError"},
     {"inner_product", inner_product, METH_VARARGS,
      "inner_product(pus, leaf_parent, parent, master, nleaves, begin, end, x, reps) -> "
-     "(total_ticks, inside_ticks, result)"},
+     "(total_ticks, inside_ticks, leaf_ticks (reps x threads), reduce_ticks, result)"},
+    {"sumsq_rate", sumsq_rate, METH_VARARGS,
+     "sumsq_rate(pus, length, trials) -> flops per tick (trials x threads) of the inner product's leaf loop, "
+     "every thread on its own slice of length doubles at once"},
     {NULL, NULL, 0, NULL},
 };

@@ -14,7 +14,7 @@
  *
  * THE KERNEL CONTRACT. A kernel family <f> (traverse, chase, load, copy,
  * daxpy, p2p, collective, barrier, overlap, contention, shift, hcomm,
- * inner_product, matrix, wavefront, wavefront_wg) declares, in
+ * inner_product, sumsq_rate, matrix, wavefront, wavefront_wg) declares, in
  * kernels/<file>.h:
  *
  *   struct hpcb_<f>_params   every input: sizes, counts, sample counts, and

@@ -3,12 +3,14 @@ product (pure functions)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ._records import GLFitRecord, GLFits
+from ._levels import MemoryLevel, level_of_slice
+from ._records import GLFitRecord, GLFits, LeafRateRecord
 from ._tree import Component
 
 
@@ -49,17 +51,24 @@ def fits_side_by_side(h: npt.ArrayLike, flops: npt.ArrayLike, p: int) -> GLFits:
     return GLFits(all=fit_g_L(h, flops).to_record(), h_ge_p=h_ge_p)
 
 
+#: A leaf's rate: flops per second of PU `pu` on a slice of `elements` doubles.
+LeafRate = Callable[[int, int], float]
+
+
 def predict_inner_product(node: Component | int, slices: dict, gl: dict, r: float,
-                          r_leaf: float | None = None) -> float:
+                          r_leaf: float | LeafRate | None = None) -> float:
     """MultiBSP run time (seconds) of the inner product over the subtree
     `node`: a leaf (PU) computes 2 flops per element of its slice at rate
-    r_leaf (default r); a component waits for its slowest child, then one
-    superstep in which its master gathers one word from each other child
-    ((p - 1) g + L flops at rate r, the rate g and L were converted with)
-    and adds p numbers. slices: PU -> elements; gl: component PUs tuple ->
-    (g, L) in flops; r, r_leaf: flops per second."""
+    r_leaf (default r; a function of the PU and its slice's length gives
+    each leaf the rate of the memory level its slice sits in); a component
+    waits for its slowest child, then one superstep in which its master
+    gathers one word from each other child ((p - 1) g + L flops at rate r,
+    the rate g and L were converted with) and adds p numbers. slices: PU ->
+    elements; gl: component PUs tuple -> (g, L) in flops; r, r_leaf: flops
+    per second."""
     if isinstance(node, int):
-        return 2.0 * slices[node] / (r_leaf or r)
+        rate = r_leaf(node, slices[node]) if callable(r_leaf) else (r_leaf or r)
+        return 2.0 * slices[node] / rate
     slowest = max(predict_inner_product(ch, slices, gl, r, r_leaf) for ch in node.children)
     g, L = gl[node.pus]
     return slowest + ((node.p - 1) * g + L + node.p) / r
@@ -84,3 +93,16 @@ def prediction_error(n: npt.ArrayLike, ratios: npt.ArrayLike, from_n: int = BOUN
     if not np.any(keep):
         return None
     return float(ratios[keep].min()), float(ratios[keep].max())
+
+
+def rate_by_level(leaf_rates: list[LeafRateRecord]) -> LeafRate:
+    """The leaf rate the prediction takes per memory level: PU `pu` with a
+    slice of `elements` doubles runs at its own rate measured in the
+    smallest level that holds the slices of the threads sharing it
+    (level_of_slice), every thread running at once."""
+    levels = [MemoryLevel(x.level, x.size, x.sharing) for x in leaf_rates]
+    by_name = {x.level: dict(zip(x.pus, x.rate)) for x in leaf_rates}
+
+    def rate(pu: int, elements: int) -> float:
+        return by_name[level_of_slice(levels, 8.0 * elements).name][pu]
+    return rate

@@ -45,6 +45,10 @@ def plot_inner_product(record: MultiBSPRecord, ax: Any) -> None:
     ax.loglog(n, [v.measured_with_startup_s * 1e6 for v in ip], "s:", ms=3, label="measured, with thread start-up")
     ax.loglog(n, [v.predicted_s * 1e6 for v in ip], "-", label="MultiBSP, r = DAXPY")
     ax.loglog(n, [v.predicted_kernel_rate_s * 1e6 for v in ip], "--", label="MultiBSP, r = the loop's own rate")
+    by_level = [(v.n, v.predicted_level_rate_s) for v in ip if v.predicted_level_rate_s is not None]
+    if by_level:     # files before issue 27 have no r per memory level
+        ax.loglog([x for x, _ in by_level], [t * 1e6 for _, t in by_level], "-.", lw=2,
+                  label="MultiBSP, r per memory level")
     ax.set_xlabel("vector length (doubles)")
     ax.set_ylabel("time (us)")
     ax.set_title("inner product over the whole tree: measured against the MultiBSP prediction", fontsize=9)

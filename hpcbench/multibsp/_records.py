@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from .._record import NON_EMPTY, Count, Mapping, One, Record, required
+from .._record import NON_EMPTY, Count, Mapping, One, Record, optional, required
 
 #: a level's p or m: one number, or one per component where they differ
 PerComponent = int | Annotated[list[int], NON_EMPTY]
@@ -12,9 +12,9 @@ PerComponent = int | Annotated[list[int], NON_EMPTY]
 
 @dataclass(kw_only=True)
 class MultiBSPParameters(Mapping):
-    """How the h-communications and the inner product ran: HMAX,
-    supersteps per block, blocks, warm-up, repetitions, vector lengths."""
-    hmax: One
+    """How the h-communications and the inner product ran: HMAX (when
+    one for every level was given), supersteps per block, blocks, warm-up, repetitions, vector lengths."""
+    hmax: One | None = optional()       #: --mbsp-hmax, the same for every level; absent: chosen per level
     iterations: One
     blocks: One
     warmup: Count
@@ -90,7 +90,8 @@ class GLComponent(Mapping):
     memories: list[list[Any]]
     fits: GLFits
     rate: list[float]                   #: flops/s of each thread's DAXPY
-    flops: list[float]                  #: flops per superstep, per h
+    flops: list[float]                  #: flops per superstep, per h (0 .. HMAX)
+    hmax: int | None = optional()       #: the sweep's largest h (files before per-level HMAX: absent)
 
 
 @dataclass(kw_only=True)
@@ -106,12 +107,17 @@ class GLLevel(Mapping):
     g_spread: float | None
     L_spread: float | None
     components: list[GLComponent]
+    hmax: PerComponent | None = optional()   #: its sweeps' largest h, one per component where they differ
 
 
 @dataclass(kw_only=True)
 class InnerProductPoint(Mapping):
     """One vector length (doubles) of the inner product: measured and
-    predicted times (seconds) and their ratios."""
+    predicted times (seconds) and their ratios; with r per memory level
+    (absent from files written before it): the level the slices sit in,
+    the prediction and its ratio, the prediction with the measured
+    start-up, and the run taken apart (each thread's loop, the reduction
+    after the last loop)."""
     n: One                              #: doubles
     predicted_s: float
     predicted_kernel_rate_s: float
@@ -119,6 +125,25 @@ class InnerProductPoint(Mapping):
     measured_with_startup_s: float
     measured_over_predicted: float
     measured_over_predicted_kernel_rate: float
+    slice_level: str | None = optional()                #: memory level of the slices ("L2", "memory")
+    predicted_level_rate_s: float | None = optional()   #: leaves at their level's rate
+    measured_over_predicted_level_rate: float | None = optional()
+    predicted_with_startup_s: float | None = optional()  #: predicted_level_rate_s + the measured start-up
+    leaf_s: list[float] | None = optional()             #: median time of each thread's loop, in leaf order
+    reduce_s: float | None = optional()                 #: median time from the last loop's end to the root's sum
+
+
+@dataclass(kw_only=True)
+class LeafRateRecord(Mapping):
+    """The inner product's leaf loop in one memory level, every thread at
+    once on its own slice: the level (size of one instance, threads
+    sharing it), the slice, each thread's median rate (flops/s)."""
+    level: str                          #: "L1", "L2", ..., "memory"
+    size: Count                         #: bytes of one instance
+    sharing: One                        #: threads on one instance
+    slice_doubles: One                  #: doubles per thread
+    pus: list[int]
+    rate: list[float]                   #: flops/s of each thread (median of trials)
 
 
 @dataclass(kw_only=True)
@@ -131,6 +156,9 @@ class MultiBSPDerived(Mapping):
     rate: float                         #: flops/s (DAXPY)
     inner_product_kernel_rate: float    #: flops/s of the inner product's own loop on one core
     inner_product: list[InnerProductPoint]
+    leaf_rates: list[LeafRateRecord] | None = optional()   #: r per memory level (files before it: absent)
+    startup_s: float | None = optional()                   #: median start-up and join of an empty run
+    sync_s: float | None = optional()                      #: median supersteps of an empty run (no leaf work)
 
 
 @dataclass(kw_only=True)

@@ -12,7 +12,8 @@ def multibsp_rows(record: MultiBSPRecord) -> list[Row]:
     inner-product rates; per component ("... pus A-B" names its first and
     last PU) the superstep cost per h (parameter "h"); per vector length of
     the inner product (parameter "n_doubles") the measured and predicted
-    times and their ratio."""
+    times and their ratio (also with r per memory level); the slowest
+    thread's leaf-loop rate per memory level and an empty run's start-up."""
     out = RowBuilder(record)
     d = record.derived
     for lv in d.levels:
@@ -33,4 +34,12 @@ def multibsp_rows(record: MultiBSPRecord) -> list[Row]:
     out.curve("inner_product_predicted", "n_doubles", points, [v.predicted_s for v in d.inner_product], "s", "fit")
     out.curve("inner_product_measured_over_predicted", "n_doubles", points,
               [v.measured_over_predicted for v in d.inner_product], "ratio", "derived")
+    by_level = [v for v in d.inner_product if v.measured_over_predicted_level_rate is not None]
+    if by_level:
+        out.curve("inner_product_measured_over_predicted_level_rate", "n_doubles", [v.n for v in by_level],
+                  [v.measured_over_predicted_level_rate for v in by_level], "ratio", "derived")
+    for x in d.leaf_rates or []:
+        out.add(f"inner_product_leaf_rate {x.level}", min(x.rate), "flop/s", "best")
+    if d.startup_s is not None:
+        out.add("inner_product_startup", d.startup_s, "s", "median")
     return out.rows
