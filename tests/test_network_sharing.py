@@ -86,6 +86,10 @@ def test_record_round_trip_and_older_files():
     plain["derived"]["sharing"] = to_plain(network_sharing(HECTOR_RAT_NC, topo.pu_indexes, sharing_levels(topo)))
     new = record_from_dict(json.loads(json.dumps(plain)), "benchmarks[0]")
     assert new.derived.sharing.level == "package" and new.derived.sharing.ratios()[2] == 2.5
+    from hpcbench.network._tidy import access_rows
+    rows = {(r.quantity, r.parameter_value): r.value for r in access_rows(new)}
+    assert rows[("network_access_groups", None)] == 2 and rows[("rat_nc_per_group", 2)] == 2.5
+    assert not any(q == "network_access_groups" for q, _ in {(r.quantity, 0) for r in access_rows(old)})
     bad = dict(plain["derived"]["sharing"], groups=[[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="must not hold a PU twice"):
         from_plain(NetworkSharing, bad, "sharing")
