@@ -20,13 +20,14 @@ Prints, measured in this run (nothing is asserted):
   * --sends blocking: all of it with WARPP's rendezvous instead of the
     contract's eager sends (_replay.py).
 
-64 does not divide 240: the cells of a rank are Nx/n = Ny/m = 3.75, as
-Table 2 takes them (mean work and message sizes per rank). The profile is
-the shipped example francesca-profile.json when present, else Table 3 written
-out here. W_g defaults to WG_DEFAULT, an assumption (the paper does not
-print its measured W_g), chosen so that one iteration's simulated time at
-4096 cores is Table 5's dual-core 37.29 s / 729.97 s of its time at 32
-cores (this script's --calibrate prints that ratio for a W_g).
+The code, the machine and W_g are the one calibration of the paper's
+machine (hpcbench/predict/_paper.py: CALIBRATION, fitted on Tables 4 and 5
+together by benchmarks/bench_hammond_calibration.py): 6 angles, H_tile 1,
+each count on its most square array, a grid the array does not divide
+split into blocks of ceil and floor sizes (64 over 240: 4 and 3 cells).
+The profile is the shipped example francesca-profile.json when present,
+else Table 3 written out here. --wg changes W_g alone; --calibrate prints
+T(4096) / T(32) against Table 5's 37.29 s / 729.97 s.
 
 Peer: the paper itself (Tables 3 and 5, Figures 6 and 9); no program is run
 beside the installed hpcbench's simulator.
@@ -39,16 +40,15 @@ import numpy as np
 
 import hpcbench.examples
 from hpcbench.predict._allocate import Machine, allocate
-from hpcbench.predict._params import BYTES_PER_VALUE, SWEEP_ORDER
+from hpcbench.predict._paper import CALIBRATION
 from hpcbench.predict._profile import NetworkProfile, Region
 from hpcbench.predict._replay import replay
 from hpcbench.predict._simulate import event_durations, simulate
-from hpcbench.predict._wavefront_program import build_wavefront
+from hpcbench.predict._wavefront_program import wavefront_program
 from hpcbench.predict._whatif import parse_what_if
 
 GRID = 240
-ANGLES = 6
-WG_DEFAULT = 9.4e-8          # seconds per cell (all angles): see the module docstring (--calibrate)
+WG_DEFAULT = CALIBRATION.wg   # seconds per cell (all angles): the paper's calibration (module docstring)
 PROFILE_NAME = "francesca-profile.json"
 
 
@@ -65,14 +65,8 @@ def table3() -> NetworkProfile:
 
 
 def program_for(cores: int, wg: float, grid: int = GRID, iterations: int = 1):
-    """The grid^3 wavefront on a square sqrt(cores) array, H_tile 1."""
-    side = int(round(cores ** 0.5))
-    if side * side != cores:
-        raise SystemExit(f"{cores} cores is not a square process array")
-    cells = grid / side                                  # Nx/n = Ny/m, possibly fractional (Table 2)
-    face = BYTES_PER_VALUE * 1 * ANGLES * cells
-    return build_wavefront(side, side, grid, w=wg * cells * cells, message_ew=face, message_ns=face,
-                           iterations=iterations, sweeps=SWEEP_ORDER)
+    """The grid^3 wavefront on `cores` as the calibration lays it out."""
+    return wavefront_program(CALIBRATION.with_(wg=wg).params(cores, grid), iterations=iterations)
 
 
 def speed(wg: float, profile: NetworkProfile, what_if: str | None, sends: str) -> dict:
@@ -139,12 +133,8 @@ def projections(wg: float, profile: NetworkProfile, cores_list, sends: str) -> d
 
 
 def calibrate(wg: float, profile: NetworkProfile) -> None:
-    """T(4096) / T(32) for this W_g (Table 5, dual core: 37.29 / 729.97 = 0.0511).
-    32 cores as 4 x 8 (rows x columns: 240 / 8 = 30, 240 / 4 = 60 cells)."""
-    cells_x, cells_y = GRID / 8, GRID / 4
-    p32 = build_wavefront(4, 8, GRID, w=wg * cells_x * cells_y, message_ew=BYTES_PER_VALUE * ANGLES * cells_y,
-                          message_ns=BYTES_PER_VALUE * ANGLES * cells_x)
-    t32 = simulate(p32, profile, allocate(32, Machine(8, 2, 2), "node-fill")).total
+    """T(4096) / T(32) for this W_g (Table 5, dual core: 37.29 / 729.97 = 0.0511)."""
+    t32 = simulate(program_for(32, wg), profile, allocate(32, Machine(8, 2, 2), "node-fill")).total
     t4096 = simulate(program_for(4096, wg), profile, allocate(4096, Machine(1024, 2, 2), "node-fill")).total
     print(f"calibrate: W_g {wg:g} s: T(32) {t32:.4f} s, T(4096) {t4096:.4f} s, ratio {t4096 / t32:.4f} "
           f"(Table 5: {37.29 / 729.97:.4f})")

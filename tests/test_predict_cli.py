@@ -107,7 +107,7 @@ def test_profile_from_a_comm_results_file():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--grid", "48x48x24", "--procs", "5x4"], "does not divide the grid"),
+    (["--grid", "48x48x24", "--procs", "64x4"], "Ny = 48 cells cannot be cut over m = 64 rows"),
     (["--grid", "0x48x24", "--procs", "4x4"], "three positive whole numbers"),
     (["--grid", "48x48x24", "--procs", "4x4", "--h-tile", "5"], "H_tile = 5 does not divide Nz = 24"),
     (["--grid", "48x48x24", "--procs", "4x4", "--what-if", "speed=+5%"], "unknown what-if key 'speed'"),
@@ -115,7 +115,7 @@ def test_profile_from_a_comm_results_file():
     (["--grid", "48x48x24", "--procs", "4x4", "--alloc", "random"], "unknown allocation strategy 'random'"),
     (["--grid", "48x48x24", "--procs", "8x8"], "64 ranks do not fit the 32 cores"),
     (["--grid", "48x48x24", "--procs", "4x4", "--wg", "-1"], "--wg must be a positive"),
-    (["--grid", "48x48x24", "--procs", "4x4", "--plot", "/tmp"], "--plot draws the simulated"),
+    (["--grid", "48x48x24", "--procs", "4x4", "--plot", "/tmp"], "--plot draws the simulation"),
     (["--grid", "48x48x24", "--procs", "4x4", "--measure"], "--measure runs the kernel on this job's ranks"),
     (["--grid", "48x48x24", "--procs", "4x4", "-o", "/no/such/dir/p.json"], "does not exist"),
 ])

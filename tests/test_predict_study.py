@@ -51,7 +51,7 @@ def test_a_study_is_the_model_on_the_projected_machine():
     assert s.wg == 3e-7 and s.wg_how == "given (--wg)" and s.projection.core_speed == 1.0
     assert [row.count for row in s.sweep] == [1, 4, 16] and s.sweep[0].efficiency == 1.0
     assert s.simulation is not None and s.simulation.nranks == 16
-    assert sorted(s.figures()) == ["communication", "idle"]
+    assert sorted(s.figures()) == ["communication", "idle", "sweep"]   # the sweep is drawn too
 
 
 def test_the_command_line_prints_and_writes_what_the_study_gives(tmp_path):

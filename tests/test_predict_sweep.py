@@ -69,8 +69,8 @@ def test_a_grown_row_is_the_model_on_the_grown_machine(tmp_path):
     rows = {r["procs"]: r for r in _load(path)["sweep"]}
     table3 = NetworkProfile.from_table(TABLE3)
     projected = table3.scaled(latency=1.5)
-    # 1024 ranks: a 32 x 32 array, the 240 grid rounded up to whole blocks of 8 (256), on 256 nodes of 2 x 2.
-    params = WavefrontParams(256, 256, 240, m=32, n=32, wg=3.3e-7)
+    # 1024 ranks: a 32 x 32 array, the 240 grid split into blocks of 8 and 7 cells, on 256 nodes of 2 x 2.
+    params = WavefrontParams(240, 240, 240, m=32, n=32, wg=3.3e-7)
     placement = allocate(1024, Machine(256, 2, 2), "node-fill")
     t = wavefront(params, projected, placement).time
     assert rows[1024]["time_s"] == pytest.approx(t, rel=1e-12)

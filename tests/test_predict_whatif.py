@@ -112,7 +112,7 @@ def test_a_class_qualifier_changes_that_class_only():
     ("cores-per-node=x1.5", "cores-per-node takes xK"),
     ("core-speed.on-chip=x2", "only latency and bandwidth take a class"),
     ("latency.bus=+10%", "unknown placement class 'bus'"),
-    ("contention=heavy", "contention is table5 or none"),
+    ("contention=heavy", "contention is one of auto, ratnc, table5, none"),
 ])
 def test_errors_are_one_line(text, message):
     with pytest.raises(WhatIfError, match=message) as err:

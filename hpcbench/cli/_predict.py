@@ -35,28 +35,64 @@ def add_predict_parser(sub: Any) -> None:
         description="Predict one iteration of a wavefront code (Table 2 of Hammond et al. 2009) from the network "
                     "profile of a comm results file and W_g measured here; --simulate replays it event by event "
                     "(per-rank breakdown), --measure runs the real kernel under this mpiexec and compares.")
-    source = wf.add_argument_group("the machine")
+    _add_machine_options(wf.add_argument_group("the machine"))
+    _add_code_options(wf.add_argument_group("the code (Table 1)"))
+    _add_action_options(wf.add_argument_group("what to do"))
+    _add_output_options(wf.add_argument_group("output"))
+
+
+def _add_machine_options(source: Any) -> None:
     source.add_argument("--results", metavar="RESULTS.json",
                         help="a results file with comm records: the network profile (and the machine, for --alloc)")
     source.add_argument("--profile", metavar="TABLE.json",
                         help="a network profile table instead (hpcbench/examples/francesca-profile.json is Table 3)")
+    source.add_argument("--access-results", metavar="RESULTS.json",
+                        help="a results file with a network-access record: its ratNC prices the ranks of a node that "
+                             "share its network access (default: the --results file's own, if it has one; "
+                             "--what-if contention=none ignores it)")
     source.add_argument("--machine", metavar="NODESxPACKAGESxCORES",
                         help="the machine ranks are allocated on (default: the results file's hosts and topology)")
     source.add_argument("--alloc", default=None, metavar="STRATEGY",
                         help="round-robin, node-fill or processor-fill (section 7); default: the job's own "
                              "placement under mpiexec with M*N ranks, node-fill otherwise")
-    code = wf.add_argument_group("the code (Table 1)")
+
+
+def _add_code_options(code: Any) -> None:
     code.add_argument("--grid", required=True, metavar="NXxNYxNZ", help="the grid (one number for a cube)")
     code.add_argument("--procs", required=True, metavar="MxN", help="process array: M rows (y) x N columns (x)")
     code.add_argument("--h-tile", type=int, default=1, metavar="K", help="planes per tile (default 1)")
-    code.add_argument("--angles", type=int, default=6, metavar="A", help="angles per cell (default 6)")
+    code.add_argument("--angles", type=int, default=6, metavar="A",
+                      help="angles per octant: a face carries A values per cell (default 6)")
+    code.add_argument("--groups", type=int, default=1, metavar="G", help="energy groups (default 1)")
+    code.add_argument("--group-faces", default="each", choices=("each", "all"),
+                      help="each: every group its own pass through the tiles with its own faces (default; SNAP); "
+                           "all: one face carries every group (W and faces G times larger)")
+    code.add_argument("--octants", default="chimaera", metavar="ORDER",
+                      help="the sweeps of an iteration by starting corner, e.g. SW+,NE+,SE+,SE-,NW+,NW-,SW-,NE- "
+                           "(S: row 1, W: column 1, +/-: z direction); the fills follow from the order "
+                           "(default chimaera: that list)")
+    code.add_argument("--inners", type=int, default=1, metavar="I", help="inner iterations per outer (default 1)")
+    code.add_argument("--outers", type=int, default=1, metavar="O",
+                      help="outer iterations: the run is O x I iterations (default 1)")
+    code.add_argument("--t-nonwavefront", type=float, default=0.0, metavar="SECONDS",
+                      help="time per iteration outside the sweeps, from the code's own timers (default 0)")
+    code.add_argument("--grind", type=float, default=None, metavar="SECONDS",
+                      help="the code's grind time, seconds per cell, angle and group: W_g = grind x angles "
+                           "(instead of --wg)")
+    code.add_argument("--eager-limit", type=int, default=None, metavar="BYTES",
+                      help="faces above this many bytes are coupled to their receive (default: the results "
+                           "file's MPI library's, Open MPI 256 in a node and 65480 between nodes; else none)")
     code.add_argument("--wg", type=float, default=None, metavar="SECONDS",
                       help="W_g, seconds per cell (default: measured here with the real kernel's cells)")
     code.add_argument("--work", type=int, default=None, metavar="ROUNDS",
                       help="the real kernel's cost per cell and angle (default 1)")
-    what = wf.add_argument_group("what to do")
+
+
+def _add_action_options(what: Any) -> None:
     what.add_argument("--what-if", default="", metavar="K=V,...",
-                      help="latency=+25%%,bandwidth=-10%%,core-speed=+20%%,cores-per-node=x2,contention=table5")
+                      help="latency=+25%%,bandwidth=-10%%,core-speed=+20%%,cores-per-node=x2,contention=table5 "
+                           "(contention: auto, ratnc, table5 or none; auto: the measured ratNC if any, else "
+                           "Table 5's percentages under cores-per-node)")
     what.add_argument("--simulate", action="store_true", help="also replay the run event by event (per rank)")
     what.add_argument("--sends", default="eager", choices=("eager", "blocking"),
                       help="the simulation's sends: eager (MPI_Send of a face below the eager limit, Table 2's "
@@ -64,15 +100,26 @@ def add_predict_parser(sub: Any) -> None:
     what.add_argument("--sweep", default=None, metavar="P1,P2,...",
                       help="predict for these process counts too (most square arrays): time, parallel "
                            "efficiency against the first count, change against the machine without the what-if")
+    what.add_argument("--efficiency", type=float, default=None, metavar="LEVEL",
+                      help="also the process count where parallel efficiency (against one process) falls below "
+                           "LEVEL, e.g. 0.5 (Figure 4; the model, the machine grown as the count needs)")
+    what.add_argument("--match-profile", default=None, metavar="TABLE.json",
+                      help="a second network (a profile table): the process counts on it that match this one's "
+                           "time at --procs and the --sweep counts (Figure 5; the model)")
+    what.add_argument("--match-results", default=None, metavar="RESULTS.json",
+                      help="the second network from a comm results file instead of a table")
     what.add_argument("--measure", action="store_true",
                       help="run the real kernel on this job's M*N ranks and print measured, predicted, error")
     what.add_argument("--iterations", type=int, default=None, metavar="I",
                       help="timed iterations of --measure (default 5)")
-    out = wf.add_argument_group("output")
+
+
+def _add_output_options(out: Any) -> None:
     out.add_argument("-o", "--output", default=None, metavar="FILE.json",
                      help="write the prediction (terms, per-rank breakdown, measurement) as JSON")
     out.add_argument("--plot", default=None, metavar="DIR",
-                     help="write the per-rank breakdown heat maps (needs --simulate) as PNG files here")
+                     help="write the figures as PNG files here: the per-rank breakdown heat maps (--simulate), "
+                          "the sweep, the efficiency curve, the two networks' times")
     out.add_argument("--force", action="store_true",
                      help="replace an existing file that is not an hpcbench prediction (-o) or a PNG image (--plot); "
                           "never a symbolic link, a device or a FIFO")
@@ -84,8 +131,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
         raise UsageError(f"{_NAME}: name the code to predict: wavefront (see --help)")
     from ..predict import StudyInputs, check_outputs, study, write_outputs
     comm = _world(args.measure)
-    if args.plot is not None and not args.simulate:
-        raise UsageError(f"{_NAME}: --plot draws the simulated per-rank breakdown: add --simulate")
+    drawn = (args.simulate, args.sweep, args.efficiency is not None, args.match_profile, args.match_results)
+    if args.plot is not None and not any(drawn):
+        raise UsageError(f"{_NAME}: --plot draws the simulation, the sweep, the efficiency or the match: "
+                         "add --simulate, --sweep, --efficiency or --match-profile")
     _agreed(comm, lambda: _guarded(lambda: check_outputs(args.output, args.plot, args.force)))
     # The flags are StudyInputs' fields (-o, --plot and --force are what to do with the study).
     inputs = StudyInputs(**{f.name: getattr(args, f.name) for f in dataclasses.fields(StudyInputs)})

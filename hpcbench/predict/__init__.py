@@ -21,6 +21,7 @@ of PredictError, kept for one release.
 """
 from ._allocate import STRATEGIES, Machine, allocate, placement_from_mapping
 from ._bounds import Cost, available_memory, simulation_cost
+from ._contention import AccessContention
 from ._errors import (
                       ClassError,
                       Deadlock,
@@ -40,6 +41,7 @@ from ._model import WavefrontPrediction, wavefront
 from ._output import check_outputs, write_outputs
 from ._params import WavefrontParams, parse_grid, parse_procs, square_array
 from ._placement import Placement
+from ._procure import EfficiencyAnswer, MatchAnswer, MatchRow
 from ._profile import NetworkProfile, Region
 from ._program import Program
 from ._replay import Replay, replay
@@ -49,7 +51,8 @@ from ._sweep import SweepRow
 from ._wavefront_program import wavefront_program
 from ._whatif import Projection, WhatIf, parse_what_if
 
-__all__ = ["ClassError", "Cost", "Deadlock", "Machine", "MachineError", "NetworkProfile", "ParameterError", "Placement",
+__all__ = ["AccessContention", "ClassError", "Cost", "Deadlock", "EfficiencyAnswer", "Machine", "MachineError",
+           "MatchAnswer", "MatchRow", "NetworkProfile", "ParameterError", "Placement",
            "PlacementError", "PredictError", "ProfileError", "Program", "ProgramError", "Projection", "Region",
            "Replay", "STRATEGIES", "Simulation", "SimulationError", "SizeError", "Study", "StudyInputs", "SweepRow",
            "WavefrontParams", "WavefrontPrediction", "WavefrontTimes", "WhatIf", "WhatIfError", "allocate",

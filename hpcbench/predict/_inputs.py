@@ -17,8 +17,11 @@ from typing import Any
 
 from ._allocate import Machine, allocate
 from ._bounds import check_model, check_simulation, model_cost, size_words
+from ._code_inputs import code_params, resolved_inputs
+from ._contention import AccessContention
+from ._cores import crowded_hosts, crowding_problem
 from ._errors import PredictError
-from ._kernel import DEFAULT_WORK
+from ._kernel import DEFAULT_WORK, check_kernel_code
 from ._params import WavefrontParams, parse_grid, parse_procs, square_array
 from ._placement import Placement
 from ._profile import NetworkProfile
@@ -49,7 +52,17 @@ class StudyInputs:
     (parse_what_if); simulate replays the run with `sends` ("eager" or
     "blocking"); sweep 'P1,P2,...' projects to other process counts;
     measure runs the real kernel `iterations` times on the communicator's
-    M*N ranks."""
+    M*N ranks. groups, group_faces, octants, inners, outers,
+    t_nonwavefront, grind and eager_limit describe a code hpcbench did not
+    write (docs/predict.md, "Predicting a code you did not write";
+    _code_inputs.py). efficiency (a level, 0.5: 50 %) asks for the process count
+    where parallel efficiency falls below it; match_profile (a table, as
+    `profile`) or match_results (a comm results file) names a second
+    network whose process count matching this one's time is asked for
+    (_procure.py). access_results names a results file whose network-access
+    record (ratNC) prices the sharing of a node's network access (default:
+    the `results` file's own, if it has one; a profile table's "access");
+    the what-if's contention=none turns it off (_contention.py)."""
 
     grid: str
     procs: str
@@ -59,6 +72,14 @@ class StudyInputs:
     alloc: str | None = None
     h_tile: int = 1
     angles: int = 6
+    groups: int = 1
+    group_faces: str = "each"
+    octants: str = "chimaera"
+    inners: int = 1
+    outers: int = 1
+    t_nonwavefront: float = 0.0
+    grind: float | None = None
+    eager_limit: int | None = None
     wg: float | None = None
     work: int | None = None
     what_if: str = ""
@@ -67,6 +88,10 @@ class StudyInputs:
     sweep: str | None = None
     measure: bool = False
     iterations: int | None = None
+    efficiency: float | None = None
+    match_profile: str | NetworkProfile | None = None
+    match_results: str | None = None
+    access_results: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,15 +115,24 @@ def set_up(inputs: StudyInputs, comm: Any = None) -> Setup:
     """Everything `inputs` says, checked before anything is allocated per
     rank or measured; the same on every rank of `comm` (an mpi4py
     communicator, or None for a process alone)."""
-    params = _params(inputs)
+    # Collective, first: every rank reaches it before anything can fail.
+    crowded = crowded_hosts(comm) if comm is not None else {}
+    inputs = resolved_inputs(inputs)
+    params = code_params(inputs, _params(inputs))
     sweep = _sweep_counts(inputs.sweep) if inputs.sweep else ()
     _check_sizes(params, sweep, inputs.sends if inputs.simulate else None)
-    what_if = parse_what_if(inputs.what_if)
     size = 1 if comm is None else int(comm.Get_size())
     own_job = comm is not None and size == params.nranks and not inputs.alloc
-    profile = _profile(inputs)
+    profile = _with_access(_profile(inputs), inputs)
+    what_if = parse_what_if(inputs.what_if).resolved(profile)
     measured = Projection(profile, _machine(inputs, needed=not own_job), 1.0)
     projected = what_if.apply(profile, measured.machine)
+    problem = crowding_problem(crowded) if (own_job or inputs.measure) else None
+    if problem:
+        raise PredictError(problem)
+    kernel_problem = check_kernel_code(params) if inputs.measure else None
+    if kernel_problem:                   # another code is predicted, not run
+        raise PredictError(f"--measure runs the real kernel: {kernel_problem}; predict this code without --measure")
     if inputs.measure and (comm is None or size != params.nranks):
         raise PredictError(f"--measure runs the kernel on this job's ranks: the {params.m}x{params.n} array needs "
                            f"mpiexec -n {params.nranks}, this job has {size}")
@@ -135,6 +169,22 @@ def _profile(inputs: StudyInputs) -> NetworkProfile:
     if inputs.results:
         return NetworkProfile.from_results(inputs.results)
     raise PredictError("give --results RESULTS.json (with comm records) or --profile TABLE.json for the network")
+
+
+def _with_access(profile: NetworkProfile, inputs: StudyInputs) -> NetworkProfile:
+    """`profile` with the measured ratNC the inputs name: --access-results's
+    network-access record (it must have one), else the --results file's
+    (if it has one), else the profile's own (a table's "access")."""
+    if inputs.access_results:
+        access = AccessContention.from_results(inputs.access_results)
+        if access is None:
+            raise PredictError(f"--access-results {inputs.access_results} has no finished network-access record "
+                               "(ratNC): run `mpiexec -n N python -m hpcbench run network-access` across 2 or more "
+                               "nodes")
+        return profile.with_access(access)
+    if inputs.results and profile.access is None:
+        return profile.with_access(AccessContention.from_results(inputs.results))
+    return profile
 
 
 def _machine(inputs: StudyInputs, needed: bool) -> Machine | None:

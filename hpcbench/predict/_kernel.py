@@ -42,7 +42,8 @@ from .. import _core
 from .._collective import check_comm, collectively
 from .._errors import OptionError
 from .._timer import ticks_per_second
-from ._params import WavefrontParams
+from ._octants import octant_names
+from ._params import SWEEP_ORDER, WavefrontParams
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -136,12 +137,32 @@ def _fault_args(fault: Any) -> dict[str, int]:
 def _kernel_args(params: WavefrontParams, work: int, iterations: int, verify: bool, fault: Any) -> dict[str, Any]:
     if not isinstance(params, WavefrontParams):
         raise OptionError("params", f"must be an hpcbench.predict.WavefrontParams, got {params!r}")
+    problem = check_kernel_code(params)
+    if problem:
+        raise OptionError("params", f"describe a code the kernel does not run: {problem}")
     args: dict[str, Any] = dict(nx=params.nx, ny=params.ny, nz=params.nz, m=params.m, n=params.n,
                                 h_tile=params.h_tile, angles=params.angles, work=_count("work", work), warmup=WARMUP,
                                 iterations=_count("iterations", iterations), verify=bool(verify),
                                 **_fault_args(fault))
     _core.wavefront_check(**args)        # C's rules, the same on every rank: raise before any message
     return args
+
+
+def check_kernel_code(params: WavefrontParams) -> str | None:
+    """What makes `params` a code the kernel does not run (it is
+    Chimaera-like: its eight sweeps, one group, even blocks), in words, or
+    None. Such a code (docs/predict.md, "Predicting a code you did not
+    write") is predicted, not run."""
+    order = params.sweeps
+    different = [what for what, differs in (
+        (f"the octants {octant_names(order) if order else 'of ' + str(params.n_sweeps) + ' sweeps'}",
+         order != SWEEP_ORDER),
+        (f"{params.groups} energy groups", params.groups != 1),
+        (f"uneven blocks ({params.split_words()})", not params.even)) if differs]
+    if not different:
+        return None
+    return (f"hpcbench's wavefront kernel runs Chimaera's eight sweeps of one group on even blocks, not "
+            f"{', '.join(different)}")
 
 
 def run_wavefront(params: WavefrontParams, comm: MPI.Intracomm | None = None, work: int = DEFAULT_WORK,

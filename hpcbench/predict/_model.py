@@ -17,10 +17,32 @@ the row below; only the names differ, the equations are the paper's:
                         Start P_{i,j-1} + W + Send_E + Total_comm_S) (r2b)
     T_diagfill = Start P_{1,m}                                      (r3a)
     T_fullfill = Start P_{n,m}                                      (r3b)
+    T_colfill  = Start P_{n,1}                                      (r3c, not in Table 2)
     T_stack = (Receive_W + Receive_N + W + Send_E + Send_S + W_pre)
               Nz/H_tile - W_pre                                     (r4)
-    time per iteration = n_diag T_diagfill + n_full T_fullfill
+    time per iteration = n_diag T_diagfill + n_col T_colfill + n_full T_fullfill
                          + n_sweeps T_stack + T_nonwavefront         (r5)
+
+r3c is the fill across the columns an order of sweeps needs when a sweep
+starts from the corner across the columns from the last one's (E <-> W);
+Chimaera's order has none (n_col = 0: Table 2 exactly). The counts come
+from the order (_octants.py). With energy groups passing one after the
+other (group_faces "each") a stack holds Nz/H_tile tiles per group; with
+one face for all groups W and the faces are G times larger (_params.py).
+
+Uneven blocks (the grid not a multiple of the array): every process has
+its own W and W_pre (its own Nx_i x Ny_j cells) and sends faces of its own
+size; each step of r2b adds the W of the process it leaves (the
+predecessor computes, then sends), r4 is each process's own and T_stack the
+largest, so the largest block sets the pace.
+
+Faces above the MPI library's eager limit for their pair's class
+(params.eager_limits) are coupled to their receive: the sender waits for
+the receiver to post, then both are held for the whole message. Such a
+face has Send_X = Receive_X = Total_comm_X (and no wire time apart): in r2b
+the hop is then unchanged where the receiver was already waiting, and the
+sender's Send_E now holds it for the whole message; r4 counts the whole
+message on both sides.
 
 What each communication term of r2b is, under the per-tile contract of
 _params (receive x, receive y, compute, send x, send y; eager sends, so a
@@ -59,8 +81,10 @@ busiest link's, which carries one face per tile for its x / B:
 A class without the split has wire 0 and Total_comm = t_send + t_recv, so
 the equations are Table 2's exactly (the paper's InfiniPath, and shared
 memory here, where the copy is the CPU's work). A link is a pair of ranks
-in one direction: ranks of one node sharing its network card are not
-modelled (ratNC measures that).
+in one direction; ranks of one node sharing its network card are priced
+by the measured ratNC where the profile carries it (profile.access,
+_contention.py: the bandwidth of every message between nodes divided by
+ratNC[k] of its k sharing ranks).
 
 r5 takes every sweep to cost what the sweep from P_{1,1} costs: with one
 class everywhere all corners are alike; a placement whose classes are not
@@ -85,8 +109,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._classes import CLASSES
+from ._contention import array_slowdowns
+from ._eager import couple
 from ._errors import PredictError
-from ._params import WavefrontParams
+from ._params import BYTES_PER_VALUE, WavefrontParams
 from ._placement import Placement
 from ._profile import MessageCosts, NetworkProfile
 
@@ -112,8 +138,8 @@ class WavefrontPrediction:
     t_diagfill: float           #: r3a
     t_fullfill: float           #: r3b
     t_stack: float              #: r4: the slowest process's stack, or the busiest link's if slower
-    w: float                    #: r1b: seconds per tile
-    w_pre: float                #: r1a: seconds per tile before the kernel
+    w: float                    #: r1b: seconds per tile (the largest block's, if uneven)
+    w_pre: float                #: r1a: seconds per tile before the kernel (the largest block's)
     compute: float              #: computation on the critical path of r5
     communication: float        #: time - t_nonwavefront - compute
     t_nonwavefront: float       #: seconds per iteration outside the sweeps
@@ -121,6 +147,14 @@ class WavefrontPrediction:
     stacks: np.ndarray          #: (m, n): r4 of P_{i,j} with its own neighbours, at [j-1, i-1]
     stack_rank: int             #: the rank with the slowest process stack
     link_stack: float = 0.0     #: tiles x the busiest link's wire time per tile (0: no class has wire time)
+    t_colfill: float = 0.0      #: r3c: Start P_{n,1}, the fill across the columns
+    iterations: int = 1         #: iterations of r5 in a run (inners x outers)
+    coupled: int = 0            #: neighbour pairs whose faces are above the eager limit (coupled sends)
+
+    @property
+    def run_time(self) -> float:
+        """Seconds of the whole run: iterations x time."""
+        return self.iterations * self.time
 
 
 def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Placement) -> WavefrontPrediction:
@@ -132,33 +166,102 @@ def wavefront(params: WavefrontParams, profile: NetworkProfile, placement: Place
     if placement.nranks != params.nranks:
         raise PredictError(f"the placement has {placement.nranks} ranks, the {m}x{n} process array "
                            f"needs {params.nranks}")
-    cells = params.cells_x * params.cells_y
-    w = params.wg * params.h_tile * cells            # r1b
-    w_pre = params.wg_pre * params.h_tile * cells    # r1a
-    ew, ns = _pair_costs(params, profile, placement)
+    # [j, i]: the cells of row j, column i (uneven blocks: each its own).
+    cells = np.outer(params.blocks_y, params.blocks_x).astype(float) * params.tile_planes
+    w = params.wg * cells                            # r1b
+    w_pre = params.wg_pre * cells                    # r1a
+    ew, ns, ns_coupled, coupled = _pair_costs(params, profile, placement)
     start = _start_times(w, w_pre, ew, ns)
-    t_diagfill = float(start[m - 1, 0])              # r3a: Start P_{1,m}
-    t_fullfill = float(start[m - 1, n - 1])          # r3b: Start P_{n,m}
-    stacks = _stacks(params.tiles, w, w_pre, ew, ns)
+    stacks = _stacks(params.tiles, w, w_pre, ew, ns, ns_coupled)
     stack_rank = int(np.argmax(stacks))
     link_stack = params.tiles * max(float(ew.wire.max(initial=0.0)), float(ns.wire.max(initial=0.0)))
     t_stack = max(float(stacks.flat[stack_rank]), link_stack)   # r4
-    time = (params.n_diag * t_diagfill + params.n_full * t_fullfill + params.n_sweeps * t_stack
-            + params.t_nonwavefront)                 # r5
-    compute = (params.n_diag * (w_pre + (m - 1) * w) + params.n_full * (w_pre + (m + n - 2) * w)
-               + params.n_sweeps * ((w + w_pre) * params.tiles - w_pre))
+    time = _r5(params, _fills(start), t_stack)
+    if not params.even and params.sweeps is not None:
+        time = _sweep_by_sweep(params, w, w_pre, ew, ns, ns_coupled)
+    compute = _compute(params, w, w_pre)
     start.flags.writeable = stacks.flags.writeable = False
-    return WavefrontPrediction(time=time, t_diagfill=t_diagfill, t_fullfill=t_fullfill, t_stack=t_stack,
-                               w=w, w_pre=w_pre, compute=compute,
+    diag, full, col = _fills(start)
+    return WavefrontPrediction(time=time, t_diagfill=diag, t_fullfill=full, t_stack=t_stack,
+                               w=float(w.max()), w_pre=float(w_pre.max()), compute=compute,
                                communication=time - params.t_nonwavefront - compute,
                                t_nonwavefront=params.t_nonwavefront, start=start, stacks=stacks,
-                               stack_rank=stack_rank, link_stack=link_stack)
+                               stack_rank=stack_rank, link_stack=link_stack, t_colfill=col,
+                               iterations=params.iterations, coupled=coupled)
+
+
+def _compute(params: WavefrontParams, w: np.ndarray, w_pre: np.ndarray) -> float:
+    """The computation on the critical path of r5: the same sums with every
+    message free (with even blocks, n_diag (W_pre + (m-1) W) + n_full (W_pre
+    + (m+n-2) W) + n_sweeps ((W + W_pre) tiles - W_pre), and n_col's)."""
+    m, n = w.shape
+    free_ew, free_ns = (MessageCosts(*(np.zeros(shape) for _ in range(4))) for shape in ((m, n - 1), (m - 1, n)))
+    quiet = params.with_(t_nonwavefront=0.0)
+    if not params.even and params.sweeps is not None:
+        return _sweep_by_sweep(quiet, w, w_pre, free_ew, free_ns, np.zeros((m - 1, n), dtype=bool))
+    return _r5(quiet, _fills(_start_times(w, w_pre, free_ew, free_ns)),
+               float(((w + w_pre) * params.tiles - w_pre).max()))
+
+
+def _sweep_by_sweep(params: WavefrontParams, w: np.ndarray, w_pre: np.ndarray, ew: MessageCosts,
+                    ns: MessageCosts, ns_coupled: np.ndarray) -> float:
+    """r5 with uneven blocks: every sweep from its own corner. Blocks of
+    ceil size sit at the low columns and rows, so the sweeps from the four
+    corners differ (from the south-west the largest block is the first
+    stage, from the north-east the last); each sweep's stack, and the fill
+    to the next sweep's corner, are computed on the array as seen from
+    its corner (the arrays flipped), then summed as r5 sums them:
+    the sweeps' stacks, the fills between consecutive sweeps, the last
+    sweep's full fill and T_nonwavefront."""
+    sweeps = params.sweeps or ()
+    views = {}
+    for east, north, _ in sweeps:
+        if (east, north) not in views:
+            views[east, north] = _view(params.tiles, east, north, w, w_pre, ew, ns, ns_coupled)
+    total = params.t_nonwavefront
+    for k, (east, north, _) in enumerate(sweeps):
+        start, t_stack = views[east, north]
+        total += t_stack
+        after = sweeps[k + 1][:2] if k + 1 < len(sweeps) else (not east, not north)
+        if after != (east, north):
+            # The next corner, in this sweep's view: row 0 / column 0 is this corner's.
+            total += float(start[-1 if after[1] != north else 0, -1 if after[0] != east else 0])
+    return total
+
+
+def _view(tiles: int, east: bool, north: bool, w: np.ndarray, w_pre: np.ndarray, ew: MessageCosts,
+          ns: MessageCosts, ns_coupled: np.ndarray) -> tuple[np.ndarray, float]:
+    """(start times, T_stack) of the sweep from corner (east, north): every
+    (m, n)-shaped quantity flipped so that corner is [0, 0]. A pair's
+    messages cost the same both ways (one class, one size), so the flipped
+    cost arrays are the sweep's."""
+    def flip(a: np.ndarray) -> np.ndarray:
+        return a[::-1 if north else 1, ::-1 if east else 1]
+
+    fe = MessageCosts(*(flip(a) for a in (ew.send, ew.recv, ew.total, ew.wire)))
+    fn = MessageCosts(*(flip(a) for a in (ns.send, ns.recv, ns.total, ns.wire)))
+    start = _start_times(flip(w), flip(w_pre), fe, fn)
+    link = tiles * max(float(ew.wire.max(initial=0.0)), float(ns.wire.max(initial=0.0)))
+    return start, max(float(_stacks(tiles, flip(w), flip(w_pre), fe, fn, flip(ns_coupled)).max()), link)
+
+
+def _fills(start: np.ndarray) -> tuple[float, float, float]:
+    """(T_diagfill, T_fullfill, T_colfill): Start P_{1,m}, P_{n,m}, P_{n,1} (r3a-c)."""
+    return float(start[-1, 0]), float(start[-1, -1]), float(start[0, -1])
+
+
+def _r5(params: WavefrontParams, fills: tuple[float, float, float], t_stack: float) -> float:
+    diag, full, col = fills
+    return (params.n_diag * diag + params.n_col * col + params.n_full * full + params.n_sweeps * t_stack
+            + params.t_nonwavefront)
 
 
 def _pair_costs(params: WavefrontParams, profile: NetworkProfile,
-                placement: Placement) -> tuple[MessageCosts, MessageCosts]:
+                placement: Placement) -> tuple[MessageCosts, MessageCosts, np.ndarray, int]:
     """E/W pairs ((m, n-1): column i to i+1) and N/S pairs ((m-1, n): row j
-    to j+1), each priced by its class. ProfileError if a class is missing."""
+    to j+1), each priced by its class and its faces' size (coupled where
+    above the eager limit), which N/S pairs are coupled, and how many pairs
+    are. ProfileError if a class is missing."""
     rank = np.arange(params.nranks, dtype=np.int64).reshape(params.m, params.n)
     ew_class = placement.pair_class(rank[:, :-1], rank[:, 1:])
     ns_class = placement.pair_class(rank[:-1, :], rank[1:, :])
@@ -166,16 +269,27 @@ def _pair_costs(params: WavefrontParams, profile: NetworkProfile,
     profile.require(CLASSES[int(k)] for k in np.unique(np.concatenate([ew_class.ravel(), ns_class.ravel()])))
     # [j, i]: the face from upstream process (row j, column i) to its
     # downstream neighbour along the axis (0-based).
-    ew = profile.message_costs(np.full(ew_class.shape, float(params.message_ew)), ew_class)
-    ns = profile.message_costs(np.full(ns_class.shape, float(params.message_ns)), ns_class)
-    return ew, ns
+    # An E/W face of row j carries that row's Ny_j cells; an N/S face of
+    # column i its Nx_i cells.
+    per_cell = float(BYTES_PER_VALUE * params.tile_planes * params.angles)
+    ew_size = np.repeat(per_cell * params.blocks_y[:, None], params.n - 1, axis=1)
+    ns_size = np.repeat(per_cell * params.blocks_x[None, :], params.m - 1, axis=0)
+    # Measured contention for the nodes' network access (_contention.py).
+    slow_ew, slow_ns = array_slowdowns(profile.access, placement.node, rank)
+    ew = profile.message_costs(ew_size, ew_class, slow_ew)
+    ns = profile.message_costs(ns_size, ns_class, slow_ns)
+    limits = dict(params.eager_limits)
+    ew, ew_coupled = couple(ew, ew_size, ew_class, limits)
+    ns, ns_coupled = couple(ns, ns_size, ns_class, limits)
+    return ew, ns, ns_coupled, int(ew_coupled.sum() + ns_coupled.sum())
 
 
-def _start_times(w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:
+def _start_times(w: np.ndarray, w_pre: np.ndarray, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:
     """r2a and r2b over the array, one line of processes at a time, along
     the longer side of the array (rows when m <= n, else columns): at most
     min(m, n) vector steps, so a 1 x 10**7 array is one step, not 10**7
-    (_scan_lines says how a line is one step)."""
+    (_scan_lines says how a line is one step). w and w_pre are (m, n): each
+    process's own; a step adds the W of the process it leaves."""
     m, n = ns.send.shape[0] + 1, ew.send.shape[1] + 1
     zero_row = np.zeros((1, n))
     zero_col = np.zeros((m, 1))
@@ -185,11 +299,12 @@ def _start_times(w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> 
     send_e = np.hstack([ew.send, zero_col])
     # The step into (j, i) from the west and from the south (r2b's two terms);
     # steps from outside the array are never taken.
-    east = w + np.hstack([zero_col, ew.total]) + receive_n
-    north = w + np.vstack([zero_row, send_e[:-1, :] + ns.total])
+    east = np.hstack([zero_col, w[:, :-1] + ew.total]) + receive_n
+    north = np.vstack([zero_row, w[:-1, :] + send_e[:-1, :] + ns.total])
+    first = float(w_pre[0, 0])
     if m <= n:
-        return _scan_lines(east, north, w_pre)
-    return np.ascontiguousarray(_scan_lines(north.T, east.T, w_pre).T)
+        return _scan_lines(east, north, first)
+    return np.ascontiguousarray(_scan_lines(north.T, east.T, first).T)
 
 
 def _scan_lines(along: np.ndarray, across: np.ndarray, w_pre: float) -> np.ndarray:
@@ -219,9 +334,17 @@ def _scan_lines(along: np.ndarray, across: np.ndarray, w_pre: float) -> np.ndarr
     return out
 
 
-def _stacks(tiles: int, w: float, w_pre: float, ew: MessageCosts, ns: MessageCosts) -> np.ndarray:
+def _stacks(tiles: int, w: np.ndarray, w_pre: np.ndarray, ew: MessageCosts, ns: MessageCosts,
+            ns_coupled: np.ndarray | None = None) -> np.ndarray:
     """r4 for every process, with its own neighbours' terms (0 where it
-    has none): an (m, n) array."""
+    has none): an (m, n) array.
+
+    A coupled y face also waits, each tile, for its receiver to post: the
+    receiver takes its x face first, which arrives Total_comm of its west
+    pair after both senders finished the tile, while the sender is ready
+    after its own Send_E. So it waits max(0, that Total_comm - Send_E):
+    nothing inside the array (both are the same coupled transfer), a whole
+    transfer in the last column, which has no Send_E (a 2 x 2 array)."""
     m, n = ns.send.shape[0] + 1, ew.send.shape[1] + 1
     zero_row = np.zeros((1, n))
     zero_col = np.zeros((m, 1))
@@ -229,4 +352,9 @@ def _stacks(tiles: int, w: float, w_pre: float, ew: MessageCosts, ns: MessageCos
     receive_n = np.vstack([zero_row, ns.recv])
     send_e = np.hstack([ew.send, zero_col])
     send_s = np.vstack([ns.send, zero_row])
-    return np.asarray((receive_w + receive_n + w + send_e + send_s + w_pre) * tiles - w_pre)
+    wait = np.zeros((m, n))
+    if ns_coupled is not None and ns_coupled.any():
+        # [j, i]: the receiver (row j+1, column i)'s x face: the pair from column i-1.
+        arrives = np.hstack([np.zeros((m - 1, 1)), ew.total[1:, :]])
+        wait[:-1, :] = np.where(ns_coupled, np.maximum(0.0, arrives - send_e[:-1, :]), 0.0)
+    return np.asarray((receive_w + receive_n + w + send_e + send_s + w_pre + wait) * tiles - w_pre)

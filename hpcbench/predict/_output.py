@@ -1,5 +1,5 @@
-"""A study's files: the prediction as JSON (`-o FILE.json`) and the
-simulation's heat maps as PNG images (`--plot DIR`), each checked before
+"""A study's files: the prediction as JSON (`-o FILE.json`) and its
+figures as PNG images (`--plot DIR`), each checked before
 any work and written as every hpcbench writer does (hpcbench/_files.py):
 never through a symbolic link, a device or a FIFO, never over a file of
 another kind unless forced, written beside the target and renamed over it."""
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .._errors import OutputError
 from .._files import check_target, write_file
-from ._plot import BREAKDOWN_NAMES
+from ._plot import FIGURE_NAMES
 
 if TYPE_CHECKING:
     from ._study import Study
@@ -60,9 +60,10 @@ def check_outputs(output: str | None, plot: str | None, force: bool = False) -> 
 
 
 def write_outputs(study: Study, output: str | None, plot: str | None, force: bool = False) -> list[str]:
-    """Write `study` as JSON to `output` and its heat maps (it needs a
-    simulation) as wavefront-NAME.png into the folder `plot`, each as
-    check_outputs allows; the paths written, in order."""
+    """Write `study` as JSON to `output` and its figures (Study.figures:
+    the simulation's heat maps, the sweep's, the efficiency's and the
+    match's, those it has) as wavefront-NAME.png into the folder `plot`,
+    each as check_outputs allows; the paths written, in order."""
     written = []
     if output is not None:
         write_file(output, study.to_json(), _JSON_NOUN, looks_like_prediction, force, OutputError, _JSON_KIND)
@@ -73,7 +74,9 @@ def write_outputs(study: Study, output: str | None, plot: str | None, force: boo
             os.makedirs(plot, exist_ok=True)
         except OSError as e:
             raise OutputError(f"cannot make the --plot directory {plot}: {e.strerror or e}") from None
-        for name, target in zip(BREAKDOWN_NAMES, _plot_targets(plot)):
+        for name, target in zip(FIGURE_NAMES, _plot_targets(plot)):
+            if name not in figures:
+                continue
             image = io.BytesIO()
             figures[name].savefig(image, dpi=100, format="png")
             write_file(target, image.getvalue(), _PNG_NOUN, looks_like_png, force, OutputError, _PNG_KIND)
@@ -82,4 +85,4 @@ def write_outputs(study: Study, output: str | None, plot: str | None, force: boo
 
 
 def _plot_targets(folder: str) -> list[str]:
-    return [os.path.join(folder, f"wavefront-{name}.png") for name in BREAKDOWN_NAMES]
+    return [os.path.join(folder, f"wavefront-{name}.png") for name in FIGURE_NAMES]

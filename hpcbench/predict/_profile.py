@@ -27,6 +27,12 @@ A class without overheads is Hammond's (the CPU pushes the data): send =
 t_send, recv = t_recv, total = t_send + t_recv, wire = 0, which makes the
 model Table 2 exactly.
 
+A profile may also carry how a node's network access degrades when
+several of its ranks use it at once (`access`: Servet 3.0's ratNC, from a
+network-access record or a table's "access"; _contention.py): the model
+and the simulator then divide the bandwidth of every message between
+nodes by ratNC[k] of its k sharing ranks (`slowdown` below).
+
 Built from a comm results file (every comm layer's regional fit, each
 layer's name folded into its class by _classes.class_of_layer; where
 several layers fold into one class the layer of most pairs speaks for it),
@@ -46,9 +52,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._classes import CLASSES, class_of_layer
+from ._contention import AccessContention
 from ._errors import PredictError, ProfileError
 
 PROFILE_FORMAT = "hpcbench-network-profile"
+#: Where a profile's source names the ratNC it carries.
+ACCESS_NOTE = "; network access shared as "
 
 #: The largest profile table read (bytes): Table 3 is 1 KiB, a measured
 #: profile with overheads at a hundred sizes a few KiB.
@@ -133,7 +142,7 @@ class NetworkProfile:
     optional overheads per class (`message_costs`)."""
 
     def __init__(self, classes: Mapping[str, Iterable[Region]], source: str = "",
-                 overheads: Mapping[str, OverheadTable] | None = None):
+                 overheads: Mapping[str, OverheadTable] | None = None, access: AccessContention | None = None):
         table: dict[str, tuple[Region, ...]] = {}
         for name, regions in classes.items():
             cls = class_of_layer(name)
@@ -150,7 +159,12 @@ class NetworkProfile:
         if not table:
             raise ProfileError("a network profile needs at least one placement class")
         self.classes = {c: table[c] for c in CLASSES if c in table}
-        self.source = source
+        # The source says whether sharing the network access is priced
+        # (what `predict` prints as the network).
+        base = source.split(ACCESS_NOTE)[0]
+        self.source = base + (f"{ACCESS_NOTE}{access.describe()}" if access is not None else "")
+        #: ratNC of the nodes' network access (None: sharing it costs nothing)
+        self.access = access
         self.overheads: dict[str, OverheadTable] = {}
         for name, table_o in (overheads or {}).items():
             key = class_of_layer(name)
@@ -164,40 +178,48 @@ class NetworkProfile:
         k = int(np.searchsorted([r.first for r in regions], x, side="right")) - 1
         return regions[max(k, 0)]
 
-    def t_send(self, x: ArrayLike, cls: str) -> Any:
+    def t_send(self, x: ArrayLike, cls: str, slowdown: ArrayLike = 1.0) -> Any:
         """Seconds the sender spends on x bytes to a rank of class `cls`
         (x a number or an array); never below zero (a fitted latency may be
-        slightly negative)."""
+        slightly negative). `slowdown` divides the bandwidth (ratNC of the
+        message's sharing ranks; 1: alone)."""
         lat, inv_bw = self._coefficients(x, cls)
-        return np.maximum(np.asarray(x, dtype=float) * inv_bw + lat, 0.0)[()]
+        return np.maximum(np.asarray(x, dtype=float) * inv_bw * slowdown + lat, 0.0)[()]
 
-    def t_recv(self, x: ArrayLike, cls: str) -> Any:
+    def t_recv(self, x: ArrayLike, cls: str, slowdown: ArrayLike = 1.0) -> Any:
         """Seconds the receiver spends on x bytes from a rank of class `cls`."""
         _, inv_bw = self._coefficients(x, cls)
-        return (np.asarray(x, dtype=float) * inv_bw)[()]
+        return (np.asarray(x, dtype=float) * inv_bw * slowdown)[()]
 
-    def costs(self, x: np.ndarray, class_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def costs(self, x: np.ndarray, class_index: np.ndarray,
+              slowdown: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(t_send, t_recv) for arrays of sizes and class indexes (positions
         in _classes.CLASSES), one pass per class: what the simulator uses
-        for millions of messages."""
+        for millions of messages. `slowdown` (an array of x's shape, or
+        None: 1) divides each message's bandwidth."""
         x = np.asarray(x, dtype=float)
         class_index = np.asarray(class_index)
+        slow = np.ones_like(x) if slowdown is None else np.broadcast_to(np.asarray(slowdown, dtype=float), x.shape)
         send, recv = np.zeros_like(x), np.zeros_like(x)
         for k in np.unique(class_index):
             at = class_index == k
             cls = CLASSES[int(k)]
-            send[at] = self.t_send(x[at], cls)
-            recv[at] = self.t_recv(x[at], cls)
+            send[at] = self.t_send(x[at], cls, slow[at])
+            recv[at] = self.t_recv(x[at], cls, slow[at])
         return send, recv
 
-    def message_costs(self, x: np.ndarray, class_index: np.ndarray) -> MessageCosts:
+    def message_costs(self, x: np.ndarray, class_index: np.ndarray,
+                      slowdown: np.ndarray | None = None) -> MessageCosts:
         """send, recv, total and wire for arrays of sizes and class indexes
         (the module docstring): Hammond's t_send / t_recv where a class has
-        no overheads, LogP's split where it has."""
+        no overheads, LogP's split where it has. `slowdown` divides each
+        message's bandwidth (x / B and the link time g grow by it; the
+        latency and the CPU overheads stay): _contention.py."""
         x = np.asarray(x, dtype=float)
         class_index = np.asarray(class_index)
-        send, recv = self.costs(x, class_index)
+        send, recv = self.costs(x, class_index, slowdown)
         total, wire = send + recv, np.zeros_like(x)
+        slow = None if slowdown is None else np.broadcast_to(np.asarray(slowdown, dtype=float), x.shape)
         for k in np.unique(class_index):
             cls = CLASSES[int(k)]
             if cls not in self.overheads:
@@ -205,6 +227,8 @@ class NetworkProfile:
             at = class_index == k
             one_way = send[at]
             send[at], recv[at], wire[at] = self.overheads[cls].at(x[at])
+            if slow is not None:
+                wire[at] *= slow[at]
             total[at] = np.maximum(one_way, send[at] + recv[at])
         return MessageCosts(send, recv, total, wire)
 
@@ -233,7 +257,12 @@ class NetworkProfile:
         # alone; the gap is the link's, which a bandwidth what-if scales.
         overheads = {cls: o if (only is not None and cls not in only) else
                      OverheadTable(o.sizes, o.send, o.recv, o.gap / bandwidth) for cls, o in self.overheads.items()}
-        return NetworkProfile(out, self.source, overheads)
+        return NetworkProfile(out, self.source, overheads, self.access)
+
+    def with_access(self, access: AccessContention | None) -> NetworkProfile:
+        """A copy whose nodes' network access degrades by `access` (ratNC;
+        None: sharing it costs nothing)."""
+        return NetworkProfile(self.classes, self.source, self.overheads, access)
 
     # -- building ------------------------------------------------------
     @classmethod
@@ -285,8 +314,9 @@ class NetworkProfile:
             raise ProfileError(f"{where}: \"overheads\" must be {{class: {{sizes, send_us, recv_us, gap_us}}}}, "
                                f"got {_shown(overheads)}")
         parsed = {name: _overhead_table(o, f"{where}: overheads[{_key(name)}]") for name, o in overheads.items()}
+        access = _access(table.get("access"), where)
         try:
-            return cls(classes, source, parsed)
+            return cls(classes, source, parsed, access)
         except PredictError as e:
             raise ProfileError(f"{where}: {e}") from None
 
@@ -328,11 +358,13 @@ class NetworkProfile:
                             for c, regions in self.classes.items()},
                 "overheads": {c: {"sizes": o.sizes.tolist(), "send_us": (o.send * 1e6).tolist(),
                                   "recv_us": (o.recv * 1e6).tolist(), "gap_us": (o.gap * 1e6).tolist()}
-                              for c, o in self.overheads.items()}}
+                              for c, o in self.overheads.items()},
+                **({"access": self.access.to_dict()} if self.access is not None else {})}
 
     def __repr__(self) -> str:
         split = f"; overheads for {', '.join(self.overheads)}" if self.overheads else ""
-        return f"NetworkProfile({', '.join(self.classes)}{split}; from {self.source or 'code'})"
+        shared = f"; ratNC up to {self.access.measured_upto} per node" if self.access is not None else ""
+        return f"NetworkProfile({', '.join(self.classes)}{split}{shared}; from {self.source or 'code'})"
 
     # -- internals -----------------------------------------------------
     def _regions(self, cls: str) -> tuple[Region, ...]:
@@ -415,6 +447,21 @@ def _count(value: Any, field: str) -> int:
             math.isfinite(value) and value == int(value) and 0 <= value <= 2 ** 53):
         raise ProfileError(f"{field} must be a whole number of bytes >= 0, got {_shown(value)}")
     return int(value)
+
+
+def _access(access: Any, where: str) -> AccessContention | None:
+    """A table's optional "access": {"rat_nc": {"1": 1.0, "2": 1.9, ...},
+    "source": "..."} (to_dict's form)."""
+    if access is None:
+        return None
+    if not isinstance(access, Mapping) or not isinstance(access.get("rat_nc"), Mapping):
+        raise ProfileError(f"{where}: \"access\" must be {{\"rat_nc\": {{\"1\": 1.0, \"2\": ratio, ...}}}}, "
+                           f"got {_shown(access)}")
+    source = access.get("source")
+    try:
+        return AccessContention.from_mapping(access["rat_nc"], source if isinstance(source, str) and source else where)
+    except PredictError as e:
+        raise ProfileError(f"{where}: access: {e}") from None
 
 
 def _overhead_table(o: Any, field: str) -> OverheadTable:

@@ -30,12 +30,16 @@ class Program:
 
     kind: uint8 COMPUTE/SEND/RECV; peer: the other rank (-1 for compute);
     value: seconds for compute, bytes for send and receive. Events of rank
-    r are offsets[r]:offsets[r + 1]."""
+    r are offsets[r]:offsets[r + 1]. eager_limits: the MPI library's eager
+    limits the sends run under, (class, bytes) pairs: the simulator couples
+    a larger message to its receive (_coupling.py); empty, every send is
+    eager."""
 
     offsets: np.ndarray
     kind: np.ndarray
     peer: np.ndarray
     value: np.ndarray
+    eager_limits: tuple[tuple[str, int], ...] = ()
 
     @property
     def nranks(self) -> int:

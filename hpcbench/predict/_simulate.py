@@ -6,7 +6,8 @@ placement decides it): the sender t_send, the receiver t_recv (section
 5.1). The replay gives the run time and, per rank, the compute, send,
 receive and idle totals Figure 3 draws.
 
-Sends are eager by default, as the contract the wavefront kernel and model
+Sends are eager by default (those above the program's eager limits are
+coupled to their receive, _coupling.py), as the contract the wavefront kernel and model
 share (_params.py): a hop then costs Table 2's Total_comm = t_send + t_recv
 and the simulation agrees with the model where the model is exact;
 sends="blocking" replays WARPP's rendezvous instead (_replay.py).
@@ -29,6 +30,8 @@ import numpy as np
 
 from ._bounds import Cost, check_cost, program_cost
 from ._classes import CLASSES
+from ._contention import pair_slowdowns
+from ._coupling import coupled_program
 from ._errors import PredictError
 from ._placement import Placement
 from ._profile import MessageCosts, NetworkProfile
@@ -84,7 +87,13 @@ def simulate(program: Program, profile: NetworkProfile, placement: Placement, co
     check_cost(program_cost(program.nevents, program.nranks, busiest, sends), _what(program),
                "simulate fewer ranks or fewer events, or use the analytical model (wavefront())")
     if sends == "eager":
+        # Messages above the eager limit: coupled to their receive (_coupling.py).
+        coupling = coupled_program(program, placement)
+        if coupling is not None:
+            program = coupling.program
         duration, wire, flight = message_timing(program, profile, placement, core_speed)
+        if coupling is not None:
+            coupling.price(profile, duration, wire, flight)
         r = replay(program, duration, sends=sends, wire=wire, flight=flight)
     else:
         r = replay(program, event_durations(program, profile, placement, core_speed), sends=sends)
@@ -120,6 +129,23 @@ def message_timing(program: Program, profile: NetworkProfile, placement: Placeme
     return duration, wire, flight
 
 
+def _contention_codes(program: Program, profile: NetworkProfile, placement: Placement, owner: np.ndarray,
+                      comm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct bandwidth divisors of the messages' events (ratNC of
+    their sharing ranks, profile.access; _contention.py) and each event's
+    index among them: ([1.0], zeros) when the profile has no ratNC. A send
+    and its receive are one message (sender -> receiver) and share it."""
+    if profile.access is None:
+        return np.ones(1), np.zeros(comm.size, dtype=np.int64)
+    sender = np.where(program.kind[comm] == SEND, owner, program.peer[comm])
+    receiver = np.where(program.kind[comm] == SEND, program.peer[comm], owner)
+    slow = pair_slowdowns(profile.access, np.asarray(placement.node), sender, receiver)
+    if slow is None:
+        return np.ones(1), np.zeros(comm.size, dtype=np.int64)
+    values, index = np.unique(slow, return_inverse=True)
+    return values, index.reshape(-1)
+
+
 def _what(program: Program) -> str:
     return f"simulating this program ({program.nranks:,} ranks, {program.nevents:,} events)"
 
@@ -146,21 +172,25 @@ def _priced(program: Program, profile: NetworkProfile, placement: Placement, cor
     klass = placement.pair_class(owner, program.peer[comm])
     profile.require(CLASSES[int(k)] for k in np.flatnonzero(np.bincount(klass, minlength=len(CLASSES))))
     size = program.value[comm]
-    # Few distinct sizes in any real program: cost each (size, class) pair
-    # once and look the millions of messages up, not the other way round.
+    # Few distinct sizes in any real program: cost each (size, class,
+    # contention) triple once and look the millions of messages up, not the
+    # other way round.
     sizes, which = np.unique(size, return_inverse=True)
-    width = len(CLASSES)
+    slowdowns, slow_code = _contention_codes(program, profile, placement, owner, comm)
+    width = len(CLASSES) * slowdowns.size
     grid_size = np.repeat(sizes, width)
-    grid_class = np.tile(np.arange(width), sizes.size)
+    grid_class = np.tile(np.repeat(np.arange(len(CLASSES)), slowdowns.size), sizes.size)
+    grid_slow = np.tile(slowdowns, sizes.size * len(CLASSES))
     used = np.zeros(sizes.size * width, dtype=bool)
-    code = which.reshape(-1) * width + klass
+    code = which.reshape(-1) * width + klass.astype(np.int64) * slowdowns.size + slow_code
     used[code] = True
     table = [np.zeros(used.size) for _ in range(4)]
+    slow = None if slowdowns.size == 1 and slowdowns[0] == 1.0 else grid_slow[used]
     if split:
-        c = profile.message_costs(grid_size[used], grid_class[used])
+        c = profile.message_costs(grid_size[used], grid_class[used], slow)
         parts = (c.send, c.recv, c.total, c.wire)
     else:
-        send, recv = profile.costs(grid_size[used], grid_class[used])
+        send, recv = profile.costs(grid_size[used], grid_class[used], slow)
         parts = (send, recv, send + recv, np.zeros_like(send))
     for column, part in zip(table, parts):
         column[used] = part

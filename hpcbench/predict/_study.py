@@ -13,9 +13,11 @@ process, or, with a measurement, measured by every rank just before and
 just after the real kernel's run (the two bracket it: cores change speed
 from one second to the next); the model (Table 2) and, if asked, the
 simulation, with the what-if's profile and core speed; the sweep over
-process counts (_sweep.py). Under a communicator every rank takes part and
-a failure on any rank is one error on all, never a hang; the sweep is
-rank 0's alone (other ranks get none), as it needs no other rank.
+process counts (_sweep.py); the procurement answers (_questions.py: the
+efficiency crossing, the count on a second network that matches the
+time). Under a communicator every rank takes part and a failure on any
+rank is one error on all, never a hang; the sweep and the answers are
+rank 0's alone (other ranks get none), as they need no other rank.
 """
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ from ._kernel import WavefrontTimes, measure_wg, run_wavefront
 from ._model import WavefrontPrediction, wavefront
 from ._params import WavefrontParams
 from ._placement import Placement
+from ._procure import EfficiencyAnswer, MatchAnswer, check_level
 from ._profile import NetworkProfile
+from ._questions import answers, second_profile
 from ._simulate import Simulation, simulate
 from ._sweep import SweepRow, sweep_rows
 from ._text import prediction_dict, prediction_lines
@@ -58,7 +62,8 @@ class Study:
     given or measured here, `wg_how` says which. `projection` is the machine
     the what-if made (profile, machine, core speed); `placement` where the
     ranks ran. `simulation`, `measured` and `sweep` are empty unless asked
-    for. Times are seconds."""
+    for. `efficiency` and `match` are the procurement answers
+    (_procure.py), None unless asked for. Times are seconds."""
 
     params: WavefrontParams
     wg: float
@@ -70,6 +75,8 @@ class Study:
     simulation: Simulation | None = None
     measured: WavefrontTimes | None = None
     sweep: tuple[SweepRow, ...] = ()
+    efficiency: EfficiencyAnswer | None = None
+    match: MatchAnswer | None = None
 
     @property
     def profile(self) -> NetworkProfile:
@@ -91,12 +98,24 @@ class Study:
         return json.dumps(self.to_dict(), indent=indent) + "\n"
 
     def figures(self) -> dict[str, Figure]:
-        """The simulation's per-rank breakdown heat maps by name
-        (BREAKDOWN_NAMES); PredictError without a simulation."""
-        from ._plot import breakdown_figures
-        if self.simulation is None:
-            raise PredictError("the per-rank breakdown is the simulation's: study it with simulate=True")
-        return breakdown_figures(self.simulation, self.params.m, self.params.n)
+        """The figures of what was asked, by name (FIGURE_NAMES): the
+        simulation's per-rank breakdown heat maps, the sweep's time against
+        processes, the efficiency curve (Figure 4) and the two networks'
+        times (Figure 5); PredictError when nothing asked has a figure."""
+        from ._plot import breakdown_figures, efficiency_figure, match_figure, sweep_figure
+        out = {}
+        if self.simulation is not None:
+            out.update(breakdown_figures(self.simulation, self.params.m, self.params.n))
+        if self.sweep:
+            out["sweep"] = sweep_figure(self.sweep)
+        if self.efficiency is not None:
+            out["efficiency"] = efficiency_figure(self.efficiency)
+        if self.match is not None:
+            out["match"] = match_figure(self.match, self.profile.source or "the first network")
+        if not out:
+            raise PredictError("nothing to draw: the figures are the simulation's (simulate=True), the sweep's, "
+                               "the efficiency's and the match's")
+        return out
 
 
 def study(inputs: StudyInputs, comm: Any = None) -> Study:
@@ -107,6 +126,7 @@ def study(inputs: StudyInputs, comm: Any = None) -> Study:
     the results reader's ResultsError, an OptionError of the kernel's
     arguments), one line, on every rank alike."""
     setup = _agreed(comm, lambda: set_up(inputs, comm))
+    second = _agreed(comm, lambda: _asked_answers(setup))
     placement = setup.placement if setup.placement is not None else Placement.from_job(comm)
     measured, wg, wg_how = _measurement_and_wg(setup, comm)
     params = setup.params.with_(wg=wg / setup.projected.core_speed)
@@ -121,8 +141,20 @@ def study(inputs: StudyInputs, comm: Any = None) -> Study:
         sends = inputs.sends if inputs.simulate else None
         rows = _one_line(lambda: sweep_rows(params, setup.sweep, setup.projected, setup.measured, inputs.alloc,
                                             sends))
+    efficiency, match = None, None
+    if (inputs.efficiency is not None or second is not None) and (comm is None or comm.Get_rank() == 0):
+        counts = tuple(sorted({params.nranks, *setup.sweep}))
+        efficiency, match = _one_line(lambda: answers(setup, params, second, counts))
     return Study(params, wg, wg_how, setup.what_if, setup.projected, placement, prediction, simulation, measured,
-                 rows)
+                 rows, efficiency, match)
+
+
+def _asked_answers(setup: Setup) -> NetworkProfile | None:
+    """The procurement questions checked before any work: the efficiency
+    level, and the second network read (returned; None if not asked)."""
+    if setup.inputs.efficiency is not None:
+        check_level(setup.inputs.efficiency)
+    return second_profile(setup)
 
 
 def _measurement_and_wg(setup: Setup, comm: Any) -> tuple[WavefrontTimes | None, float, str]:

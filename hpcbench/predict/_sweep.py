@@ -1,5 +1,6 @@
 """Section 6's projections over process counts: the time per iteration of
-the same code on the most square array of each count, its parallel
+the same code on the most square array of each count (params_for: the
+grid split unevenly where the array does not divide it), its parallel
 efficiency against the first count, and its change against the machine as
 measured (no what-if) at the same count."""
 from __future__ import annotations
@@ -10,13 +11,13 @@ from dataclasses import dataclass
 from ._allocate import Machine, allocate
 from ._inputs import grown_params
 from ._model import wavefront
-from ._params import WavefrontParams
+from ._params import WavefrontParams, square_array
 from ._placement import Placement
 from ._simulate import simulate
 from ._wavefront_program import wavefront_program
 from ._whatif import Projection, machine_for
 
-__all__ = ["SweepRow", "sweep_rows"]
+__all__ = ["SweepRow", "params_for", "sweep_rows", "time_at"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def sweep_rows(params: WavefrontParams, counts: Sequence[int], projected: Projec
     base = params.with_(wg=params.wg * projected.core_speed)
     rows: list[SweepRow] = []
     for count in counts:
-        p = grown_params(base, count)
+        p = params_for(base, count)
         t = _time(p, projected, _placed(count, projected.machine, alloc), sends)
         t_base = _time(p, measured, _placed(count, measured.machine, alloc), sends)
         first = (count, t) if not rows else (rows[0].count, rows[0].seconds)
@@ -55,6 +56,27 @@ def sweep_rows(params: WavefrontParams, counts: Sequence[int], projected: Projec
         rows.append(SweepRow(count, f"{p.m}x{p.n}", t, first[1] * first[0] / (t * count), t / t_base - 1.0,
                              machine, grown=machine is not None and machine != projected.machine))
     return tuple(rows)
+
+
+def time_at(params: WavefrontParams, count: int, machine: Projection, alloc: str | None = None,
+            sends: str | None = None) -> float:
+    """Seconds per iteration of `params` (W_g as measured) on `count`
+    processes, as a sweep row prices them: params_for's array and grid,
+    placed by `alloc` on `machine`'s machine grown as needed."""
+    p = params_for(params, count)
+    return _time(p, machine, _placed(count, machine.machine, alloc), sends)
+
+
+def params_for(params: WavefrontParams, count: int) -> WavefrontParams:
+    """`params` on the most square array of `count` processes: the grid as
+    it is, split into blocks of ceil and floor sizes where the array does
+    not divide it (as real codes split it, and as the paper's calibration
+    reads it); rounded up to whole blocks only where the array has more
+    columns (rows) than the grid has cells, which no split can give."""
+    m, n = square_array(count)
+    if n <= params.nx and m <= params.ny:
+        return params.with_(m=m, n=n)
+    return grown_params(params, count)
 
 
 def _placed(count: int, machine: Machine | None, alloc: str | None) -> Placement:

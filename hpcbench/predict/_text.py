@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ._classes import CLASSES
+from ._code_text import code_dict, code_lines, run_lines
 
 if TYPE_CHECKING:
     from ._kernel import WavefrontTimes
     from ._model import WavefrontPrediction
     from ._params import WavefrontParams
     from ._placement import Placement
+    from ._procure import EfficiencyAnswer, MatchAnswer
     from ._profile import NetworkProfile
     from ._simulate import Simulation
     from ._sweep import SweepRow
@@ -43,6 +45,10 @@ class Study(Protocol):
     def measured(self) -> WavefrontTimes | None: ...
     @property
     def sweep(self) -> tuple[SweepRow, ...]: ...
+    @property
+    def efficiency(self) -> EfficiencyAnswer | None: ...
+    @property
+    def match(self) -> MatchAnswer | None: ...
 
 
 def _seconds(t: float) -> str:
@@ -73,7 +79,7 @@ def error_of(measured: float, predicted: float) -> float:
 def prediction_lines(study: Study) -> list[str]:
     """What `predict wavefront` prints for `study`, one string a line."""
     return (_header_lines(study) + _model_lines(study) + _simulation_lines(study) + _measured_lines(study)
-            + _sweep_lines(study))
+            + _sweep_lines(study) + _answer_lines(study))
 
 
 def _header_lines(study: Study) -> list[str]:
@@ -84,6 +90,7 @@ def _header_lines(study: Study) -> list[str]:
              f"  network: {profile.source or 'a profile'}; placement: {placement.source or 'given'}",
              "  neighbour pairs: " + (", ".join(f"{k} {c}" for k, c in classes_used(p, placement).items())
                                       or "none (one process)")]
+    lines[1:1] = code_lines(p)
     if study.what_if.describe() != "nothing changed":
         lines.append(f"  what-if: {study.what_if.describe()}")
     return lines
@@ -98,7 +105,7 @@ def _model_lines(study: Study) -> list[str]:
             f"  T_diagfill {_seconds(r.t_diagfill)}, T_fullfill {_seconds(r.t_fullfill)}, "
             f"T_stack {_seconds(r.t_stack)} ({bound})",
             f"  compute {_seconds(r.compute)}, communication {_seconds(r.communication)}",
-            f"  predicted time per iteration: {_seconds(r.time)}"]
+            f"  predicted time per iteration: {_seconds(r.time)}"] + run_lines(r, study.params)
 
 
 def _simulation_lines(study: Study) -> list[str]:
@@ -139,6 +146,35 @@ def _sweep_lines(study: Study) -> list[str]:
     return lines
 
 
+def _answer_lines(study: Study) -> list[str]:
+    """The procurement answers (Figures 4 and 5), by the model."""
+    lines = []
+    if study.efficiency is not None:
+        lines += ["efficiency (model, against one process; Figure 4):", "  " + study.efficiency.line()]
+    if study.match is not None:
+        lines += [f"the same time on {study.match.second} (model; Figure 5):"] + study.match.lines()
+    return lines
+
+
+def answers_dict(study: Study) -> dict[str, Any]:
+    """The procurement answers as plain data (empty when none was asked)."""
+    out: dict[str, Any] = {}
+    e = study.efficiency
+    if e is not None:
+        out["efficiency"] = {"level": e.level, "crossing": e.crossing, "below": e.below, "limit": e.limit,
+                             "answer": e.line(),
+                             "tried": [{"procs": c, "efficiency": v} for c, v in e.tried]}
+    m = study.match
+    if m is not None:
+        out["match"] = {"second": m.second, "limit": m.limit,
+                        "rows": [{"procs": r.count, "time_s": r.seconds, "matched_procs": r.matched,
+                                  "matched_time_s": r.matched_seconds if r.matched is not None else None,
+                                  "factor": r.factor if r.matched is not None else None} for r in m.rows],
+                        "second_curve": [{"procs": c, "time_s": t} for c, t in m.curve],
+                        "first_curve": [{"procs": c, "time_s": t} for c, t in m.first_curve]}
+    return out
+
+
 def prediction_dict(study: Study) -> dict[str, Any]:
     """The same as plain data (seconds), for -o FILE.json."""
     p, r = study.params, study.prediction
@@ -146,7 +182,7 @@ def prediction_dict(study: Study) -> dict[str, Any]:
         "format": "hpcbench-prediction", "code": "wavefront",
         "params": {"nx": p.nx, "ny": p.ny, "nz": p.nz, "m": p.m, "n": p.n, "h_tile": p.h_tile,
                    "angles": p.angles, "wg_s": p.wg, "wg_how": study.wg_how, "message_ew_bytes": p.message_ew,
-                   "message_ns_bytes": p.message_ns},
+                   "message_ns_bytes": p.message_ns, **code_dict(p, r)},
         "profile": study.profile.to_dict(), "placement": study.placement.to_dict(),
         "what_if": study.what_if.describe(),
         "model": {"time_s": r.time, "t_diagfill_s": r.t_diagfill, "t_fullfill_s": r.t_fullfill,
@@ -161,6 +197,7 @@ def prediction_dict(study: Study) -> dict[str, Any]:
         out["sweep"] = [{"procs": row.count, "array": row.array, "time_s": row.seconds, "efficiency": row.efficiency,
                          "change": row.change, "machine": str(row.machine) if row.machine is not None else None,
                          "machine_grown": row.grown} for row in study.sweep]
+    out.update(answers_dict(study))
     return out
 
 

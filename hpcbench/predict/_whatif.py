@@ -12,13 +12,22 @@ P/100) or xF (a factor F):
 * core-speed: compute speed times the factor, so compute times divide by it
   (Figure 7: +-10/20 %; x2 halves every compute event);
 * cores-per-node: xK, K whole: K times the cores per package (dual to quad
-  core: x2, section 6.3.2), nodes and packages unchanged;
-* contention: `table5` degrades the off-node network as Table 5's
-  quad-core projection: sizes below 2048 bytes unchanged, 2048 to 4095
-  bytes latency +10 % and bandwidth -10 %, 4096 bytes and up +20 % and
-  -20 % (the paper gives those percentages and that the bandwidth drops
-  "in the same fashion"; region edges are added to the profile at 2048 and
-  4096 bytes). `none` (the default) leaves it.
+  core: x2, section 6.3.2), nodes and packages unchanged; more ranks a
+  node then share its network access, priced as `contention` says;
+* contention, how sharing a node's network access is priced:
+  `auto` (the default): by the measured ratNC when the profile carries it
+  (a network-access record, _contention.py: every message between nodes
+  at ratNC[k] of its k sharing ranks, so more ranks per node cost more),
+  else, under cores-per-node, by the paper's Table 5 percentages, else not
+  at all; `ratnc`: the measured ratNC, an error without one; `table5`:
+  Table 5's quad-core projection of the off-node network whatever was
+  measured (sizes below 2048 bytes unchanged, 2048 to 4095 bytes latency
+  +10 % and bandwidth -10 %, 4096 bytes and up +20 % and -20 %: the paper
+  gives those percentages and that the bandwidth drops "in the same
+  fashion"; region edges are added to the profile at 2048 and 4096 bytes;
+  ratNC is then not applied, so nothing is counted twice); `none`: neither.
+  `WhatIf.resolved(profile)` says which one `auto` is on a given profile,
+  and `describe` names it.
 
 A projection to another interconnect (Figure 5) is another profile, not a
 what-if: build it with NetworkProfile.from_table.
@@ -26,7 +35,7 @@ what-if: build it with NetworkProfile.from_table.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._allocate import Machine
@@ -34,10 +43,12 @@ from ._classes import OTHER_NODE, class_of_layer
 from ._errors import PredictError
 from ._profile import NetworkProfile, Region
 
-__all__ = ["KEYS", "Projection", "WhatIf", "machine_for", "parse_what_if"]
+__all__ = ["CONTENTIONS", "KEYS", "Projection", "WhatIf", "machine_for", "parse_what_if"]
 
 #: What a what-if can change.
 KEYS = ("latency", "bandwidth", "core-speed", "cores-per-node", "contention")
+#: How sharing a node's network access is priced (the module docstring).
+CONTENTIONS = ("auto", "ratnc", "table5", "none")
 #: Table 5's contention: (first byte, latency factor, bandwidth factor) of each size range.
 TABLE5 = ((0, 1.0, 1.0), (2048, 1.1, 0.9), (4096, 1.2, 0.8))
 
@@ -60,9 +71,11 @@ class WhatIf:
     bandwidth: float = 1.0
     core_speed: float = 1.0
     cores_per_node: int = 1
-    contention: str = "none"
+    contention: str = "auto"
     latency_of: tuple[tuple[str, float], ...] = field(default=())
     bandwidth_of: tuple[tuple[str, float], ...] = field(default=())
+    #: what `auto` became on the profile (resolved()), named by describe()
+    contention_from: str = ""
 
     def apply(self, profile: NetworkProfile, machine: Machine | None = None,
               core_speed: float = 1.0) -> Projection:
@@ -73,23 +86,57 @@ class WhatIf:
             out = out.scaled(latency=f, classes=[cls])
         for cls, f in self.bandwidth_of:
             out = out.scaled(bandwidth=f, classes=[cls])
-        if self.contention == "table5":
+        contention = self.resolved(profile).contention
+        if contention == "ratnc" and out.access is None:
+            raise PredictError("contention=ratnc prices the network access by the measured ratNC, which this "
+                               "profile lacks: give --results with a network-access record, or --access-results")
+        if contention == "table5":
             out = degrade_off_node(out)
+        if contention in ("table5", "none"):
+            out = out.with_access(None)
         if machine is not None and self.cores_per_node != 1:
             machine = Machine(machine.nodes, machine.packages_per_node,
                               machine.cores_per_package * self.cores_per_node)
         return Projection(out, machine, core_speed * self.core_speed)
 
+    def resolved(self, profile: NetworkProfile) -> WhatIf:
+        """This what-if with `auto` contention made what it is on
+        `profile`: `ratnc` when the profile carries a measured ratNC,
+        `table5` under cores-per-node without one, else `none`; and
+        `contention_from` naming the source, for describe()."""
+        contention = self.contention
+        if contention == "auto":
+            contention = ("ratnc" if profile.access is not None
+                          else "table5" if self.cores_per_node != 1 else "none")
+        source = {"ratnc": profile.access.describe() if profile.access is not None else "measured ratNC",
+                  "table5": "the paper's Table 5 percentages, "
+                            + ("no measured ratNC" if profile.access is None else "the measured ratNC not used"),
+                  "none": "not priced (contention=none)" if self.contention == "none" else ""}[contention]
+        if self.contention == "auto" and self.cores_per_node == 1:
+            # No what-if on the network access: nothing to say here (the
+            # profile's own source says whether ratNC is applied).
+            return replace(self, contention_from="")
+        return replace(self, contention=contention, contention_from=source)
+
     def describe(self) -> str:
-        """One line: what changes."""
+        """One line: what changes (with resolved(): where the contention
+        for the network access comes from)."""
         parts = [f"{k} x{v:g}" for k, v in (("latency", self.latency), ("bandwidth", self.bandwidth),
                                              ("core speed", self.core_speed)) if v != 1.0]
         parts += [f"latency of {c} x{f:g}" for c, f in self.latency_of]
         parts += [f"bandwidth of {c} x{f:g}" for c, f in self.bandwidth_of]
         if self.cores_per_node != 1:
             parts.append(f"cores per package x{self.cores_per_node}")
-        if self.contention != "none":
-            parts.append(f"{self.contention} contention off node")
+        if self.contention == "table5":
+            parts.append(f"contention off node from {self.contention_from}" if self.contention_from
+                         else "table5 contention off node")
+        elif self.contention == "ratnc":
+            parts.append(f"contention off node from {self.contention_from or 'the measured ratNC'}")
+        elif self.contention == "none" and self.contention_from:
+            parts.append("no contention for the network access")
+        elif self.contention == "auto" and self.cores_per_node != 1:
+            parts.append("contention off node from the measured ratNC if the profile has it, else Table 5's "
+                         "percentages")
         return ", ".join(parts) or "nothing changed"
 
 
@@ -109,8 +156,8 @@ def parse_what_if(text: str) -> WhatIf:
         if qualifier and name not in ("latency", "bandwidth"):
             raise PredictError(f"only latency and bandwidth take a class (latency.CLASS=...), got {key!r}")
         if name == "contention":
-            if change not in ("table5", "none"):
-                raise PredictError(f"contention is table5 or none, got {change!r}")
+            if change not in CONTENTIONS:
+                raise PredictError(f"contention is one of {', '.join(CONTENTIONS)}, got {change!r}")
             values["contention"] = change
             continue
         factor = _factor(change, item)
