@@ -149,6 +149,19 @@ def test_simulation_applies_the_same_ratnc():
                                                     placement, sends="blocking").total, rel=1e-12)
 
 
+def test_a_coupled_face_pays_the_same_ratnc():
+    """Faces above the eager limit between nodes (80 bytes > 64) are coupled
+    to their receive (_coupling.py): priced with the measured ratNC too, as
+    the off-node bandwidth / 2.5, never at the uncontended cost."""
+    from dataclasses import replace
+    placement = _rows_on_nodes()
+    program = wavefront_program(replace(PARAMS, eager_limits=(("other node", 64),)))
+    shared = simulate(program, PROFILE.with_access(RATNC), placement)
+    slower = simulate(program, PROFILE.scaled(bandwidth=1 / 2.5, classes=["other node"]), placement)
+    plain = simulate(program, PROFILE, placement)
+    assert shared.total == pytest.approx(slower.total, rel=1e-12) and shared.total > plain.total
+
+
 def test_cores_per_node_what_if_says_its_source():
     machine = Machine(4, 1, 1)
     measured = PROFILE.with_access(RATNC)

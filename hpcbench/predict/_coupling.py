@@ -89,13 +89,16 @@ class Coupling:
     sizes: np.ndarray
     classes: np.ndarray
 
-    def price(self, profile: NetworkProfile, duration: np.ndarray, wire: np.ndarray, flight: np.ndarray) -> None:
+    def price(self, profile: NetworkProfile, duration: np.ndarray, wire: np.ndarray, flight: np.ndarray,
+              slowdowns: np.ndarray | None = None) -> None:
         """Change the eager replay's (duration, wire, flight) of the new
         program in place: ready signals free, a coupled send holding its
         sender for the whole message and arriving as it ends, its receive
-        free."""
+        free. `slowdowns`: the bandwidth divisor of each coupled send (the
+        measured ratNC its message pays, as the rest of the replay prices
+        it; None: none)."""
         profile.require(CLASSES[int(k)] for k in np.unique(self.classes))
-        total = profile.message_costs(self.sizes, self.classes).total
+        total = profile.message_costs(self.sizes, self.classes, slowdowns).total
         for array in (duration, wire, flight):
             array[self.inserted] = 0.0
             array[self.sends] = 0.0

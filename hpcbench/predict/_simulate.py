@@ -93,7 +93,7 @@ def simulate(program: Program, profile: NetworkProfile, placement: Placement, co
             program = coupling.program
         duration, wire, flight = message_timing(program, profile, placement, core_speed)
         if coupling is not None:
-            coupling.price(profile, duration, wire, flight)
+            coupling.price(profile, duration, wire, flight, _slowdowns_of(program, profile, placement, coupling.sends))
         r = replay(program, duration, sends=sends, wire=wire, flight=flight)
     else:
         r = replay(program, event_durations(program, profile, placement, core_speed), sends=sends)
@@ -144,6 +144,20 @@ def _contention_codes(program: Program, profile: NetworkProfile, placement: Plac
         return np.ones(1), np.zeros(comm.size, dtype=np.int64)
     values, index = np.unique(slow, return_inverse=True)
     return values, index.reshape(-1)
+
+
+def _slowdowns_of(program: Program, profile: NetworkProfile, placement: Placement,
+                  events: np.ndarray) -> np.ndarray | None:
+    """The bandwidth divisor (measured ratNC) of each of `events`, counted
+    over every message of `program` as _priced counts it; None without ratNC."""
+    owner = program.rank_of_events()
+    comm = np.flatnonzero(program.kind != COMPUTE)
+    values, index = _contention_codes(program, profile, placement, owner[comm], comm)
+    if values.size == 1 and values[0] == 1.0:
+        return None
+    per_event = np.ones(program.kind.size)
+    per_event[comm] = values[index]
+    return np.asarray(per_event[events], dtype=float)
 
 
 def _what(program: Program) -> str:
