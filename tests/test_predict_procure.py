@@ -145,3 +145,20 @@ def test_the_cli_answers_and_draws(tmp_path):
     assert {"sweep", "efficiency", "match"} <= set(data)
     assert sorted(p.name for p in plots.iterdir()) == ["wavefront-efficiency.png", "wavefront-match.png",
                                                         "wavefront-sweep.png"]
+
+
+def test_a_second_results_file_brings_its_own_ratnc():
+    """--match-results: the second network is priced with that file's own
+    measured ratNC (its network-access record), as the first network is."""
+    from types import SimpleNamespace
+
+    import hpcbench.examples
+    from hpcbench.predict import AccessContention, StudyInputs
+    from hpcbench.predict._questions import second_profile
+    path = hpcbench.examples.path("mapping-example.json")           # comm and network-access records
+    inputs = StudyInputs(grid="16", procs="2x2", match_results=path)
+    second = second_profile(SimpleNamespace(inputs=inputs))
+    assert second.access is not None and second.access == AccessContention.from_results(path)
+    without = hpcbench.examples.path("comm-example.json")           # comm only: no ratNC to apply
+    assert second_profile(SimpleNamespace(inputs=StudyInputs(grid="16", procs="2x2",
+                                                             match_results=without))).access is None

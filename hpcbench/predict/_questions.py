@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._contention import AccessContention
 from ._errors import PredictError
 from ._inputs import Setup, grown_params
 from ._params import WavefrontParams
@@ -20,7 +21,8 @@ __all__ = ["answers", "measured_upto", "second_profile"]
 
 def second_profile(setup: Setup) -> NetworkProfile | None:
     """The second network the inputs name (--match-profile or
-    --match-results), or None; PredictError for both or an unreadable one."""
+    --match-results, with that file's measured ratNC if it has any), or
+    None; PredictError for both or an unreadable one."""
     inputs = setup.inputs
     if inputs.match_profile is not None and inputs.match_results is not None:
         raise PredictError("give the second network once: --match-profile (a table) or --match-results "
@@ -30,7 +32,9 @@ def second_profile(setup: Setup) -> NetworkProfile | None:
     if inputs.match_profile:
         return NetworkProfile.from_table(inputs.match_profile)
     if inputs.match_results:
-        return NetworkProfile.from_results(inputs.match_results)
+        # Its own measured ratNC, if the file has a network-access record, as the first network's.
+        second = NetworkProfile.from_results(inputs.match_results)
+        return second.with_access(AccessContention.from_results(inputs.match_results))
     return None
 
 
