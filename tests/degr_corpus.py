@@ -111,7 +111,9 @@ _TOKENS = [b"1", b"1.0", b"0", b"01", b"00", b"-1", b"+1", b"2", b"12", b"1e0", 
 _SEPARATORS = [b" ", b"\t", b"  ", b" \t ", b"\t\t"]
 
 
-def _mutate_once(data: bytes, rng: random.Random) -> bytes:
+def mutate_once(data: bytes, rng: random.Random, tokens: list = _TOKENS, separators: list = _SEPARATORS) -> bytes:
+    """One random change of a text file's bytes, tokens or lines (tests/params_corpus.py uses it with the
+    parameters file's own tokens)."""
     op = rng.randrange(10)
     if op < 3:                                          # bytes: replace, insert, delete
         at = rng.randrange(len(data) + 1)
@@ -124,13 +126,13 @@ def _mutate_once(data: bytes, rng: random.Random) -> bytes:
             return data
         at = rng.choice(words)
         if op == 3:
-            parts[at] = rng.choice(_TOKENS)
+            parts[at] = rng.choice(tokens)
         elif op == 4:
             parts[at] = b""
         elif op == 5:
             parts[at] += b" " + parts[at]
         else:                                           # another separator, keeping a line end
-            parts[at] = rng.choice(_SEPARATORS) + (b"\n" if b"\n" in parts[at] else b"")
+            parts[at] = rng.choice(separators) + (b"\n" if b"\n" in parts[at] else b"")
         return b"".join(parts)
     lines = data.split(b"\n")                           # lines: repeat, drop, swap
     i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
@@ -154,7 +156,7 @@ def mutants(folder: str, count: int = 400, seed: int = 2024) -> list:
     for n in range(count):
         data = rng.choice(seeds)
         for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            data = _mutate_once(data, rng)
+            data = mutate_once(data, rng)
         paths.append(_write(folder, f"mutant-{n:04d}.degr", data))
     return paths
 

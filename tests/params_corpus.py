@@ -30,6 +30,8 @@ import struct
 import subprocess
 import sys
 
+from degr_corpus import mutate_once
+
 from hpcbench.network._params import MAX_FILE_BYTES, Parameters, read_parameters_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,44 +109,11 @@ def generated(folder: str) -> list:
     return [(_write(folder, name, data), accepted) for name, data, accepted in files]
 
 
-_BYTES = b" \t\n\r\x00#+-.,_eE0159x\x0b\x7f\x80\xff"
 _TOKENS = [b"1", b"1.0", b"0", b"01", b"-1", b"+1", b"2", b"1e999", b"1e-400", b"4.9e-324", b"inf", b"nan", b"1.",
            b".5", b"1e", b"-", b"0,1", b"1,0", b"0,0", b"0,1,2", b",", b"0,", b",0", b"1000000", b"1000001",
            b"999999999999999", b"1000000000000000", b"cache", b"shared-cache", b"memory", b"memory-overhead", b"rank",
            b"layer", b"ratDist", b"ratNC", b"end", b"hpcbench-parameters", b"hpcbench-degradation", b"#", b""]
 _SEPARATORS = [b" ", b"\t", b"  ", b" \t "]
-
-
-def _mutate_once(data: bytes, rng: random.Random) -> bytes:
-    op = rng.randrange(10)
-    if op < 3:                                          # bytes: replace, insert, delete
-        at = rng.randrange(len(data) + 1)
-        new = bytes([rng.choice(_BYTES) if rng.random() < 0.8 else rng.randrange(256)])
-        return data[:at] + (b"" if op == 2 else new) + data[at + (op != 1):]
-    if op < 7:                                          # tokens: replace, delete, repeat; separators
-        parts = re.split(rb"([ \t\n]+)", data)
-        words = range(0, len(parts), 2) if op < 6 else range(1, len(parts), 2)
-        if not words:
-            return data
-        at = rng.choice(words)
-        if op == 3:
-            parts[at] = rng.choice(_TOKENS)
-        elif op == 4:
-            parts[at] = b""
-        elif op == 5:
-            parts[at] += b" " + parts[at]
-        else:
-            parts[at] = rng.choice(_SEPARATORS) + (b"\n" if b"\n" in parts[at] else b"")
-        return b"".join(parts)
-    lines = data.split(b"\n")                           # lines: repeat, drop, swap
-    i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
-    if op == 7:
-        lines.insert(i, lines[j])
-    elif op == 8:
-        del lines[i]
-    else:
-        lines[i], lines[j] = lines[j], lines[i]
-    return b"\n".join(lines)
 
 
 def mutants(folder: str, count: int = 600, seed: int = 2027) -> list:
@@ -161,7 +130,7 @@ def mutants(folder: str, count: int = 600, seed: int = 2027) -> list:
             data = data[:rng.randrange(len(data) + 1)]
         else:
             for _ in range(rng.choice((1, 1, 1, 2, 3))):
-                data = _mutate_once(data, rng)
+                data = mutate_once(data, rng, _TOKENS, _SEPARATORS)
         paths.append(_write(folder, f"mutant-{n:04d}.params", data))
     return paths
 

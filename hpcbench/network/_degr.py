@@ -132,8 +132,11 @@ def _read_bytes(path: str) -> bytes:
     return read_file(path, "degradation file", MAX_FILE_BYTES)
 
 
-def _lines(path: str, data: bytes) -> list:
-    """The lines of the file (without their LF) once its bytes are allowed."""
+def _lines(path: str, data: bytes, header: str = HEADER, noun: str = "a degradation file") -> list[str]:
+    """The lines of the file (without their LF) once its bytes are allowed.
+    The lexical rules of both text formats (this one and the parameters
+    file, _params.py); `header` and `noun` name the format in the message
+    for an empty file."""
     bad = _BAD_BYTE.search(data)
     if bad:
         code = data[bad.start()]
@@ -141,7 +144,7 @@ def _lines(path: str, data: bytes) -> list:
         line = data.count(b"\n", 0, bad.start()) + 1
         raise ValueError(f"{path}: line {line}: {what}")
     if not data:
-        raise ValueError(f"{path}: empty file (a degradation file starts with '{HEADER}')")
+        raise ValueError(f"{path}: empty file ({noun} starts with '{header}')")
     lines = data.decode("ascii").split("\n")
     if lines[-1]:
         raise ValueError(f"{path}: line {len(lines)}: no LF at the end of the file (truncated?)")

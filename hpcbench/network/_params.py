@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 
 from .._files import read_file, write_file
 from ._degr import (
-    _BAD_BYTE,
-    _BYTE_NAMES,
     _COMMENT_TEXT,
     _COUNT,
     _FIELD,
@@ -40,6 +38,7 @@ from ._degr import (
     MAX_FILE_BYTES,
     _brief,
     _count,
+    _lines,
     _table,
     _table_line,
     _value,
@@ -258,26 +257,10 @@ class _Reader:
         return self.p
 
 
-def _lines(path: str, data: bytes) -> list[str]:
-    """The lines of the file (without their LF) once its bytes are allowed."""
-    bad = _BAD_BYTE.search(data)
-    if bad:
-        code = data[bad.start()]
-        what = _BYTE_NAMES.get(code, f"byte 0x{code:02x} (only tab, LF and printable ASCII are allowed)")
-        line = data.count(b"\n", 0, bad.start()) + 1
-        raise ValueError(f"{path}: line {line}: {what}")
-    if not data:
-        raise ValueError(f"{path}: empty file (a parameters file starts with '{HEADER}')")
-    lines = data.decode("ascii").split("\n")
-    if lines[-1]:
-        raise ValueError(f"{path}: line {len(lines)}: no LF at the end of the file (truncated?)")
-    return lines[:-1]
-
-
 def parse_parameters(data: bytes, path: str = "<text>") -> Parameters:
     """The Parameters of a file's bytes; ValueError with one line naming the
     path, the line and the broken rule."""
-    lines = _lines(path, data)
+    lines = _lines(path, data, HEADER, "a parameters file")
     reader = _Reader(path)
     for number, line in enumerate(lines, 1):
         fields = _FIELD.findall(line)
