@@ -200,6 +200,46 @@ def overlap_times(comm: Any, partner: int, bytes: int, n: int, mode: int, warmup
     n doubles) with partner (NaN if partner < 0); OVERLAP_INTERLEAVED runs the four timed modes in
     turn and returns shape (4, iterations), one row per mode in enum order."""
 
+# The OSU/IMB micro-benchmarks (csrc/kernels/micro.h): tests, collective modes, one-sided syncs.
+MICRO_LATENCY: Final[int]
+MICRO_BW: Final[int]
+MICRO_BIBW: Final[int]
+MICRO_MBW_MR: Final[int]
+MICRO_MULTI_LAT: Final[int]
+MICRO_BARRIER: Final[int]
+MICRO_BCAST: Final[int]
+MICRO_ALLREDUCE: Final[int]
+MICRO_REDUCE: Final[int]
+MICRO_ALLGATHER: Final[int]
+MICRO_ALLGATHERV: Final[int]
+MICRO_ALLTOALL: Final[int]
+MICRO_ALLTOALLV: Final[int]
+MICRO_GATHER: Final[int]
+MICRO_GATHERV: Final[int]
+MICRO_SCATTER: Final[int]
+MICRO_SCATTERV: Final[int]
+MICRO_REDUCE_SCATTER: Final[int]
+MICRO_PUT_LATENCY: Final[int]
+MICRO_GET_LATENCY: Final[int]
+MICRO_ACC_LATENCY: Final[int]
+MICRO_PUT_BW: Final[int]
+MICRO_GET_BW: Final[int]
+MODE_BLOCKING: Final[int]
+MODE_PURE: Final[int]
+MODE_OVERLAP: Final[int]
+MODE_CPU: Final[int]
+SYNC_FENCE: Final[int]
+SYNC_LOCK: Final[int]
+
+def micro_times(comm: Any, test: int, bytes: int, warmup: int, iterations: int, inner: int = 1,
+                mode: int = ..., sync: int = ..., pairs: int = 1, window: int = 1,
+                compute_ticks: int = 0) -> Any:
+    """Ticks of each sample of `inner` operations of test MICRO_* on this rank (NaN where the rank
+    takes no part); mode MODE_OVERLAP: (ticks, the computation's ticks per sample)."""
+
+def rma_available(comm: Any, /) -> bool:
+    """Whether this MPI library creates a one-sided window on comm (collective over comm)."""
+
 def shift_times(comm: Any, dest: int, source: int, bytes: int, warmup: int, iterations: int, /) -> _F64:
     """Ticks of each iteration sending `bytes` bytes to dest while receiving from source (NaN if dest < 0)."""
 

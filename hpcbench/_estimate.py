@@ -123,6 +123,35 @@ def comm_seconds(options: Any, job: Job) -> float:
     return 1.0 + sizes * options.cap_s * kernels
 
 
+#: micro: Python's share of each test and size (probe, gather, statistics).
+MICRO_POINT_S = 0.004
+#: micro: the rate large messages move at, for the floor of a size's time
+#: (a shared-memory copy here; a network is slower and the budget then grows).
+MICRO_BYTES_PER_S = 4e9
+#: micro: operations every size runs however short the budget (probe,
+#: warm-up, the minimum samples).
+MICRO_MIN_OPERATIONS = 8
+
+
+def micro_seconds(family: str, options: Any, job: Job) -> float:
+    """Seconds of an OSU/IMB family: each test (and sync) at each size takes
+    its budget, or its minimum operations where those take longer (a window
+    of 4 MiB messages); nbc measures three times per size; collectives
+    repeat at each number of processes of `procs`."""
+    tests = getattr(options, {"p2p": "p2p_tests", "collectives": "coll_tests", "nbc": "nbc_tests",
+                              "rma": "rma_tests"}[family]) or ()
+    syncs = len(options.syncs) if family == "rma" else 1
+    total = 0.0
+    for test in tests:
+        windowed = test.endswith("bw") or test == "mbw_mr"
+        for size in options.sizes or ():
+            moved = size * (options.window if windowed else max(job.ranks, 2))
+            floor = MICRO_MIN_OPERATIONS * moved / MICRO_BYTES_PER_S
+            total += syncs * (MICRO_POINT_S + max(options.budget_s * (4 / 3 if family == "nbc" else 1), floor))
+    scaling = len(options.procs or ()) * len(tests) * 2 * (MICRO_POINT_S + options.budget_s)
+    return 0.2 + total + scaling
+
+
 def time_left(estimate_s: float, elapsed_s: float) -> str:
     """"about 40 s left" for a step estimated at `estimate_s` seconds after
     `elapsed_s`; "" when it is not long (LONG_STEP_S) or already overdue."""

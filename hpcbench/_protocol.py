@@ -227,6 +227,18 @@ class Benchmark(Generic[O, R]):
         """Whether `run` without benchmark names runs it in a job of this shape."""
         return self.default and job.ranks >= self.min_ranks and job.nodes >= self.min_nodes
 
+    def in_unnamed_run(self, options: O, job: Job) -> bool:
+        """Whether `run` without benchmark names runs it, given its options
+        as the command line set them (unchecked): by default when it is in
+        the default suite (the OSU/IMB families also when --comm-suite all)."""
+        return self.in_default_suite(job)
+
+    def unnamed_options(self, options: O) -> O:
+        """Its options in a run that names no benchmark, before they are
+        checked (by default as they are; the OSU/IMB families run their
+        short subset there unless told otherwise)."""
+        return options
+
     # ---- what each benchmark implements ------------------------------------------------
 
     def check(self, options: O, topology: Topology, job: Job = Job()) -> O:

@@ -4,7 +4,7 @@ One line per benchmark. Order matters: shared-caches reads the curve the
 cache benchmark measured earlier in the same run."""
 from __future__ import annotations
 
-from . import cache, comm, memory, multibsp, network
+from . import cache, comm, memory, micro, multibsp, network
 from ._protocol import AnyBenchmark, Job
 from ._record import Record
 from .comm import matrix
@@ -16,6 +16,10 @@ BENCHMARKS: tuple[AnyBenchmark, ...] = (
     multibsp.BENCHMARK,
     comm.BENCHMARK,
     matrix.BENCHMARK,
+    micro.P2P_BENCHMARK,
+    micro.COLLECTIVES_BENCHMARK,
+    micro.NBC_BENCHMARK,
+    micro.RMA_BENCHMARK,
     network.DISTANCE_BENCHMARK,
     network.ACCESS_BENCHMARK,
 )

@@ -43,8 +43,13 @@ UNITS = ("bytes", "s", "ns", "ticks", "bytes/s", "s/byte", "flop/s", "flops", "f
 
 #: The statistics a row may be: over samples (median, min, max, mean,
 #: trimmed_mean, p10, p90, p99), a model's parameter (fit), or a result of the
-#: analysis (derived: a cache size, a ratio, a level's bandwidth).
-STATISTICS = ("median", "min", "max", "mean", "trimmed_mean", "p10", "p90", "p99", "fit", "derived")
+#: analysis (derived: a cache size, a ratio, a level's bandwidth); the
+#: OSU/IMB families (hpcbench/micro) add their peers' own, from the same
+#: samples: osu (OSU's figure), imb_min, imb_max, imb_avg (IMB's t_min,
+#: t_max, t_avg), imb (IMB-NBC's t_pure, t_CPU, overlap) and rank_mean (the
+#: median over samples of the mean over ranks, beside the slowest rank's).
+STATISTICS = ("median", "min", "max", "mean", "trimmed_mean", "p10", "p90", "p99", "fit", "derived", "osu", "imb_min",
+              "imb_max", "imb_avg", "imb", "rank_mean")
 
 #: The formats `show --format` writes (text is `show`'s summary).
 FORMATS = ("text", "csv", "json")

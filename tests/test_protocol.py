@@ -18,6 +18,10 @@ from hpcbench.topology import Topology
 
 PREFIXES = {"cache": "--cache-", "shared-caches": "--shared-", "memory": "--memory-", "multibsp": "--mbsp-",
             "comm": "--comm-", "matrix": "--matrix-", "distance": "--net-", "network-access": "--net-"}
+# The OSU/IMB families share one options type: the sampling flags are --comm-*, each family's own
+# tests --p2p-*, --coll-*, --nbc-*, --rma-* (the window and pairs are p2p's words, as OSU's).
+MICRO = ("--comm-", "--p2p-", "--coll-", "--nbc-", "--rma-")
+PREFIXES.update({"p2p": MICRO, "collectives": MICRO, "nbc": MICRO, "rma": MICRO})
 # Results files only: hpcbench/examples also holds inputs such as francesca-profile.json.
 EXAMPLES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "hpcbench", "examples", "*-example.json")))
 BENCHMARKS = [pytest.param(b, id=b.name) for b in _registry.BENCHMARKS]
@@ -41,7 +45,8 @@ def test_every_benchmark_declares_itself(bench):
     for f in dataclasses.fields(bench.options_type):   # every option has its default in the dataclass
         assert f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING, f.name
     for name, spec in bench.flags().items():
-        assert spec.flag.startswith(PREFIXES[bench.name]) or spec.flag == f"--no-{PREFIXES[bench.name][2:]}", name
+        prefixes = PREFIXES[bench.name]
+        assert spec.flag.startswith(prefixes) or isinstance(prefixes, str) and spec.flag == f"--no-{prefixes[2:]}", name
         assert spec.help and bench.flag_of(name) == spec.flag
     for method in ("run", "summary", "plot"):    # each implements the protocol itself
         assert getattr(type(bench), method) is not getattr(hpcbench.Benchmark, method), method

@@ -8,7 +8,7 @@ import os
 import pytest
 
 PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.comm",
-            "hpcbench.comm.matrix", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report",
+            "hpcbench.comm.matrix", "hpcbench.micro", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report",
             "hpcbench.mapping", "hpcbench.predict", "hpcbench.cli"]
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "public_api.txt")
 

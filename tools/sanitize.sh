@@ -42,4 +42,14 @@ if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
         env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
             -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_wavefront_check.py"
     done
+    # The point-to-point and one-sided micro-benchmarks (OSU's patterns): every test, 1 B to 4 MiB.
+    for n in 2 4; do
+        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_micro_p2p_check.py"
+    done
+    # The micro-benchmarks' collectives: every collective in every mode (blocking, pure, overlap, CPU).
+    for n in 2 4; do
+        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_micro_coll_check.py"
+    done
 fi

@@ -27,6 +27,7 @@
 #include "../kernels/daxpy.h"
 #include "../kernels/load.h"
 #include "../kernels/matrix.h"
+#include "../kernels/micro.h"
 #include "../kernels/multibsp.h"
 #include "../kernels/overlap.h"
 #include "../kernels/p2p.h"
@@ -101,6 +102,7 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n);
 enum glue_kernel {
     GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
     GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_OVERHEAD, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
+    GLUE_MICRO,
     GLUE_HCOMM, GLUE_INNER_PRODUCT, GLUE_SUMSQ_RATE,
     GLUE_MATRIX, GLUE_WAVEFRONT, GLUE_WAVEFRONT_WG
 };
@@ -120,6 +122,7 @@ struct glue_call {
         struct hpcb_overlap_params overlap;
         struct hpcb_contention_params contention;
         struct hpcb_shift_params shift;
+        struct hpcb_micro_params micro;
         struct hpcb_hcomm_params hcomm;
         struct hpcb_inner_product_params inner_product;
         struct hpcb_sumsq_rate_params sumsq_rate;
@@ -139,6 +142,7 @@ struct glue_call {
         struct hpcb_overlap_out overlap;
         struct hpcb_contention_out contention;
         struct hpcb_shift_out shift;
+        struct hpcb_micro_out micro;
         struct hpcb_hcomm_out hcomm;
         struct hpcb_inner_product_out inner_product;
         struct hpcb_sumsq_rate_out sumsq_rate;

@@ -66,11 +66,14 @@ def selected(args: argparse.Namespace, job: Job) -> list[str]:
     for name in args.benchmarks:
         if name not in _registry.names():
             raise UsageError(f"hpcbench run: unknown benchmark {name!r}; choose from {', '.join(_registry.names())}")
+    names = list(args.benchmarks) or [b.name for b in _registry.BENCHMARKS
+                                      if b.in_unnamed_run(b.options_from_args(args), job)]
+    for name in names:
         bench = _registry.get(name)
         if job.ranks < bench.needs_ranks:
             raise UsageError(f"hpcbench run: {name} needs at least {bench.needs_ranks} MPI ranks; run it under "
                              f"mpiexec -n {bench.needs_ranks} or more")
-    return list(args.benchmarks) or _registry.default_suite(job.ranks, job.nodes)
+    return names
 
 
 def checked_options(args: argparse.Namespace, names: list[str], topology: Topology, job: Job) -> dict[str, Any]:
@@ -81,6 +84,8 @@ def checked_options(args: argparse.Namespace, names: list[str], topology: Topolo
     options: dict[str, Any] = {}        # each benchmark's own options type, by name
     for bench in _registry.BENCHMARKS:
         opts = bench.options_from_args(args)
+        if not args.benchmarks:
+            opts = bench.unnamed_options(opts)
         options[bench.name] = _check(bench, opts, topology, job, args, resolve=bench.name in needed)
     return options
 

@@ -168,7 +168,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("* = in the default suite" + "".join(
         f"; {b.name} only with {b.min_ranks} ranks or more" + (f" on {b.min_nodes} nodes or more" if b.min_nodes > 1
                                                                 else "")
-        for b in _registry.BENCHMARKS if b.min_ranks > 1))
+        for b in _registry.BENCHMARKS if b.min_ranks > 1 and b.default)
+        + "; the others run when named (nbc and rma also with --comm-suite all)")
     return 0
 
 
