@@ -17,6 +17,7 @@ matplotlib = pytest.importorskip("matplotlib")
                                                       ("multibsp.ipynb", "ratios", 3),
                                                       pytest.param("report.ipynb", "ratios", 0, marks=pytest.mark.slow),
                                                       ("matrix.ipynb", "fits", 1),
+                                                      ("micro.ipynb", "ratios", 3),
                                                       ("mapping.ipynb", "mapping", 1),
                                                       ("predict.ipynb", "errors", 3),
                                                       pytest.param("simulate.ipynb", "improvements", 4,

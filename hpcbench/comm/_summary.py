@@ -26,7 +26,9 @@ def regions_text(regions: list[RegionRecord]) -> str:
 
 def comm_summary(record: CommRecord) -> list:
     p, d = record.parameters, record.derived
-    lines = [f"communication over {p.ranks} ranks (echo between ranks 0 and 1, one-way = round trip / 2)"]
+    lines = [f"communication over {p.ranks} ranks (echo between ranks 0 and 1, one-way = round trip / 2)",
+             "  echo is CoMet's: the partner sends back what it received (p2p's latency is OSU's ping-pong, from an "
+             "unchanged buffer)"]
     s = d.echo.summary
     largest = max(s.sizes)
     lines.append(f"  echo latency 0 B {microseconds(s.at(0))}, 8 B {microseconds(s.at(8))}; bandwidth at "

@@ -61,8 +61,9 @@ OVERRUN = 1.5
 class SamplePlan:
     """How many samples each size gets: `iterations` operations (OSU's -i,
     grouped into samples of `inner` operations) when given, else as many as
-    `budget_s` seconds allow; `warmup` untimed samples (a tenth of the
-    samples, at least 1, when not given)."""
+    `budget_s` seconds allow; `warmup` untimed operations (OSU's -x, rounded
+    up to whole samples; a tenth of the samples, at least 1, when not
+    given)."""
 
     budget_s: float = DEFAULT_BUDGET_S
     iterations: int | None = None
@@ -174,7 +175,7 @@ def _plan(comm, run: _Run, size: int, plan: SamplePlan, mode: int = 0, budget_sh
     else:
         affordable = int(plan.budget_s * budget_share / max(per_op * inner, 1e-9))
         samples = min(max(affordable, MIN_SAMPLES), MAX_SAMPLES)
-    warmup = plan.warmup if plan.warmup is not None else max(1, samples // 10)
+    warmup = math.ceil(plan.warmup / inner) if plan.warmup is not None else max(1, samples // 10)
     return Sampling(samples, inner, warmup)
 
 

@@ -80,12 +80,12 @@ class MicroOptions:
                                  "separated by commas; FIRST:LAST is powers of two from FIRST up to LAST (1:4MiB, "
                                  "8,64,1KiB)", metavar="LIST", type=sizes_arg,
                                  default_text=f"{ALL_SIZES} with every test, {DEFAULT_SIZES} in the default subset")
-    iterations: int | None = option(None, "--comm-iterations", "timed samples per test and size, fixed (OSU's -i); "
-                                    "a sample of a latency test groups enough operations to last 5 us",
+    iterations: int | None = option(None, "--comm-iterations", "timed operations per test and size, fixed (OSU's "
+                                    "-i); a latency test groups them into samples of about 5 us each",
                                     metavar="N", type=int, range=Range(1, MAX_ITERATIONS),
-                                    default_text="as many as --comm-budget allows, at least 5")
-    warmup: int | None = option(None, "--comm-warmup", "untimed samples before the timed ones (OSU's -x)",
-                                metavar="N", type=int, range=Range(0, MAX_ITERATIONS),
+                                    default_text="as many as --comm-budget allows, at least 5 samples")
+    warmup: int | None = option(None, "--comm-warmup", "untimed operations before the timed ones (OSU's -x), "
+                                "rounded up to whole samples", metavar="N", type=int, range=Range(0, MAX_ITERATIONS),
                                 default_text="a tenth of the timed samples, at least 1")
     budget_s: float = option(DEFAULT_BUDGET_S, "--comm-budget", "time per test and size in seconds, when "
                              "--comm-iterations is not given", metavar="S", type=float,

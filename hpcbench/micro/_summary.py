@@ -176,7 +176,7 @@ def series_header(series: MicroSeries) -> list[str]:
 def _samples_text(p: MicroParameters) -> str:
     if p.iterations is not None:
         warmup = "" if p.warmup is None else f" after {p.warmup} warm-up"
-        return f"{p.iterations} samples per size{warmup}"
+        return f"{p.iterations} timed operations per test and size{warmup} (OSU's -i and -x)"
     return f"samples from a {p.budget_s:g} s budget per test and size"
 
 
