@@ -40,6 +40,7 @@ PEERS = {
     "matrix_ref": ("MPICC", "mpicc", "--matrix-ref", "bench_matrix.py"),
     "shift_ref": ("MPICC", "mpicc", "--shift-ref", "bench_network.py"),
     "node_ring": ("MPICC", "mpicc", "--node-ring", "bench_mapping.py"),
+    "micro_ref": ("MPICC", "mpicc", "--ref", "bench_micro.py"),
 }
 
 

@@ -78,6 +78,7 @@ MISSING_PEERS = [
     ("bench_comm.py", ["--pingpong-ref", "/nonexistent/pingpong_ref"], ""),
     ("bench_comm_scale.py", ["--only", "allreduce", "--allreduce-ref", "/nonexistent/allreduce_ref"], ""),
     ("bench_matrix.py", ["--matrix-ref", "/nonexistent/matrix_ref"], ""),
+    ("bench_micro.py", ["--ref", "/nonexistent/micro_ref"], "--ref"),
 ]
 
 
@@ -112,6 +113,35 @@ def test_bad_input_is_one_line_and_exit_2(clone):
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("bench_corun.py: --sizes: ")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args,start", [(["--pairs", "0"], "--pairs must be at least 1"),
+                                        (["--tests", "latency,nope"], "--tests: 'nope' is not one of"),
+                                        (["--budget", "0"], "--budget must be in (0, 60]")])
+def test_bench_micro_bad_input_is_one_line_and_exit_2(clone, args, start):
+    proc = run(clone, "bench_micro.py", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith(f"bench_micro.py: {start}"), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
+
+
+@pytest.mark.skipif(shutil.which("mpicc") is None or shutil.which("mpiexec") is None, reason="no MPI")
+def test_bench_micro_runs_against_the_installed_package(clone):
+    """Two pairs of the ping-pong at 2 ranks: hpcbench's p2p and the plain C
+    loop (built here), and the table's row per size; no figure asserted."""
+    proc = run(clone, "bench_micro.py", "--quick", "--tests", "latency", "--no-ranks-4", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("latency ")]
+    assert [line.split()[2] for line in rows] == ["8", "4096", "65536", "4194304"], proc.stdout
+    assert all(re.search(r"\b(met|NOT met) \(us, target <= 1\.02\)$", line) for line in rows), proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("mpicc") is None or shutil.which("mpiexec") is None, reason="no MPI")
+def test_bench_micro_buffers_runs(clone):
+    """One round of --buffers: every algorithm with every buffer kind."""
+    proc = run(clone, "bench_micro.py", "--buffers", "--pairs", "1", "--buffer-iterations", "2", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert len(re.findall(r"^(Open MPI's choice|\d \w[\w ]*?) +(page\+THP|page|malloc) ", proc.stdout, re.M)) == 21
 
 
 def test_predict_paper_runs_against_the_installed_package(clone):

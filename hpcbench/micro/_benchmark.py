@@ -31,7 +31,8 @@ STATISTICS = {
               "or of the bytes over that time (bandwidth)",
     "p10, p90": "hpcbench: the 10th and 90th percentiles of the same",
     "osu": "OSU: each rank's loop time over its operations, averaged over the ranks (osu_latency: rank 0's loop, "
-           "halved); bandwidth: each sender's bytes over its loop time, summed over the senders",
+           "halved; one-sided: the origin's loop); bandwidth: each sender's bytes over its loop time, summed over the "
+           "senders",
     "t_min, t_max, t_avg": "IMB: minimum, maximum and mean over the ranks of each rank's mean time per operation",
     "rank_mean": "median over the samples of the mean over the ranks (collectives: OSU's average, per iteration)",
 }

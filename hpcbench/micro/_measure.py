@@ -36,9 +36,13 @@ from ._tests import SYNCS, TESTS, Test
 if TYPE_CHECKING:
     from mpi4py import MPI
 
-#: A latency test's sample groups enough operations to last this long, so
-#: that the two timer reads per sample stay well under 1% of it.
-SAMPLE_TARGET_S = 5e-6
+#: A point-to-point or one-sided sample groups enough operations to last
+#: this long: the two timer reads, and the first operation after the
+#: sample's barrier (which finds the other rank just leaving it, and the
+#: lock and window lines in the other core's cache), stay well under 1% of
+#: it. At 5 us, put_latency with lock measured 1.05 to 1.15x a plain C loop
+#: and put_bw of 8 B 0.75x (benchmarks/bench_micro.py).
+SAMPLE_TARGET_S = 20e-6
 MAX_INNER = 1000
 #: Samples per size: at least MIN_SAMPLES (a median and a spread), at most
 #: MAX_SAMPLES (the raw samples of `--comm-suite all` stay a few MB).
@@ -87,10 +91,10 @@ class _Run:
 
     @property
     def grouped(self) -> bool:
-        """Latency tests of one pair group operations per sample; collectives
-        time each call after a barrier, as OSU does, and bandwidth tests time
-        each window."""
-        return self.test.kind == "latency" and self.test.family in ("p2p", "rma")
+        """Point-to-point and one-sided tests group operations (round trips,
+        windows) per sample, as OSU times a loop of them; collectives time
+        each call after a barrier, as OSU does."""
+        return self.test.family in ("p2p", "rma")
 
 
 def _sizes_for(test: Test, sizes: Sequence[int]) -> list[int]:
@@ -164,7 +168,7 @@ def _call(comm, run: _Run, size: int, sampling: Sampling, mode: int = 0, compute
 def _plan(comm, run: _Run, size: int, plan: SamplePlan, mode: int = 0, budget_share: float = 1.0) -> Sampling:
     """Probe a few operations (the slowest rank's median time per
     operation), then size the samples: the same on every rank."""
-    probe_inner = PROBE_INNER if run.grouped else 1
+    probe_inner = PROBE_INNER if run.grouped and run.test.kind == "latency" else 1
     ticks = _call(comm, run, size, Sampling(PROBE_SAMPLES, probe_inner, 1), mode=mode)
     ticks = (ticks[0] if isinstance(ticks, tuple) else ticks) / probe_inner
     local = float(np.nanmedian(ticks)) if np.any(np.isfinite(ticks)) else 0.0
@@ -193,7 +197,10 @@ def _sampled(comm, run: _Run, size: int, sampling: Sampling, budget_s: float | N
     started, done = time.monotonic(), 0
     while done < sampling.samples:
         n = min(batch, sampling.samples - done)
-        out = _call(comm, run, size, Sampling(n, sampling.inner, sampling.warmup if not done else 0), mode,
+        # Every call allocates its buffers (and one-sided window) afresh, whose
+        # first use maps pages into the other rank and warms the MPI library's
+        # caches: a later batch warms up with one sample too.
+        out = _call(comm, run, size, Sampling(n, sampling.inner, sampling.warmup if not done else 1), mode,
                     compute_ticks)
         chunks.append(list(out) if isinstance(out, tuple) else [out])
         done += n
@@ -230,7 +237,9 @@ def _budget(plan: SamplePlan, share: float = 1.0) -> float | None:
 def _point(run: _Run, size: int, seconds: np.ndarray, sampling: Sampling) -> MicroPoint:
     test = run.test
     if test.kind == "latency":
-        return latency_point(size, seconds, sampling, osu_rank=0 if test.name == "latency" else None)
+        # osu_latency and OSU's one-sided tests report the loop of rank 0 (the origin)
+        osu_rank = 0 if test.name == "latency" or test.family == "rma" else None
+        return latency_point(size, seconds, sampling, osu_rank=osu_rank)
     senders = list(range(run.pairs)) if test.multi_pair else [0]
     both_ways = 2 if test.name == "bibw" else 1
     messages = run.window * len(senders) * both_ways

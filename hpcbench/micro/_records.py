@@ -9,8 +9,9 @@ compares like with like:
   the slowest taking part rank's (a collective ends when its last rank
   does), per operation (latency) or its bytes over that time (bandwidth);
 - `osu`: OSU's figure: latency, the mean over the timed loop of each rank,
-  averaged over the ranks (point-to-point: the initiator's loop, halved
-  for a round trip); bandwidth, the bytes of the whole loop over its time;
+  averaged over the ranks (osu_latency: the initiator's loop, halved for a
+  round trip; one-sided: the origin's loop); bandwidth, the bytes of the
+  whole loop over its time;
 - `t_min`, `t_max`, `t_avg`: IMB's, the minimum, maximum and mean over the
   ranks of each rank's mean time per operation (latency tests);
 - `rank_mean`: the median over samples of the mean over the ranks, the
