@@ -81,7 +81,7 @@ class MicroOptions:
                                  "8,64,1KiB)", metavar="LIST", type=sizes_arg,
                                  default_text=f"{ALL_SIZES} with every test, {DEFAULT_SIZES} in the default subset")
     iterations: int | None = option(None, "--comm-iterations", "timed operations per test and size, fixed (OSU's "
-                                    "-i); a latency test groups them into samples of about 5 us each",
+                                    "-i); a p2p or rma test groups them into samples of about 20 us each",
                                     metavar="N", type=int, range=Range(1, MAX_ITERATIONS),
                                     default_text="as many as --comm-budget allows, at least 5 samples")
     warmup: int | None = option(None, "--comm-warmup", "untimed operations before the timed ones (OSU's -x), "
