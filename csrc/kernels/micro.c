@@ -98,6 +98,14 @@ int hpcb_micro_check(const struct hpcb_micro_params *p, struct hpcb_why *why)
     return HPCB_OK;
 }
 
+int hpcb_micro_agree(MPI_Comm comm, int local_rc)
+{
+    int worst = HPCB_OK;   /* the status codes are negative: the minimum is a failure if any */
+    if (MPI_Allreduce(&local_rc, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return local_rc != HPCB_OK ? local_rc : HPCB_EMPI;
+    return local_rc != HPCB_OK ? local_rc : worst;
+}
+
 int hpcb_micro_run(const struct hpcb_micro_params *p, struct hpcb_micro_out *out)
 {
     int rank, size;

@@ -121,6 +121,12 @@ int hpcb_micro_p2p(const struct hpcb_micro_params *p, struct hpcb_micro_out *out
 int hpcb_micro_collective(const struct hpcb_micro_params *p, struct hpcb_micro_out *out, int rank, int size);
 int hpcb_micro_rma(const struct hpcb_micro_params *p, struct hpcb_micro_out *out, int rank, int size);
 
+/* Whether every rank of comm set up its side (buffers, requests, window):
+ * local_rc, or the worst status of any rank, so that a rank whose
+ * allocation failed does not leave the others waiting in the timed loop.
+ * Collective over comm. */
+int hpcb_micro_agree(MPI_Comm comm, int local_rc);
+
 /* The computation of MODE_OVERLAP and MODE_CPU: `ticks` of arithmetic on
  * registers, no memory traffic, no MPI call (micro_coll.c). */
 void hpcb_micro_compute(uint64_t ticks);

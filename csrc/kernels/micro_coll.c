@@ -348,7 +348,7 @@ int hpcb_micro_collective(const struct hpcb_micro_params *p, struct hpcb_micro_o
     if (p->mode == HPCB_MODE_CPU)   /* no communication, nothing to allocate or verify */
         return cpu_only(&run);
     struct coll_buffers bufs = {0};
-    int rc = coll_setup(p, rank, size, &bufs);
+    int rc = hpcb_micro_agree(p->comm, coll_setup(p, rank, size, &bufs));
     if (rc == HPCB_OK) {
         run.a.send = bufs.send.data;
         run.a.recv = bufs.recv.data;

@@ -153,17 +153,6 @@ static int side_alloc(const struct hpcb_micro_params *p, struct pair_side *s)
     return HPCB_OK;
 }
 
-/* Every rank learns whether any rank failed to set up, so that nobody
- * waits in the loop for a partner that has already given up. Returns the
- * local failure, else another rank's (the most negative code). */
-static int agree(MPI_Comm comm, int local_rc)
-{
-    int worst = HPCB_OK;   /* the status codes are negative: the minimum is a failure if any */
-    if (MPI_Allreduce(&local_rc, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return local_rc != HPCB_OK ? local_rc : HPCB_EMPI;
-    return local_rc != HPCB_OK ? local_rc : worst;
-}
-
 /* The loop of this rank's side of the test. */
 static int run_side(const struct hpcb_micro_params *p, struct hpcb_micro_out *out, struct pair_side *s, int sender)
 {
@@ -194,7 +183,7 @@ int hpcb_micro_p2p(const struct hpcb_micro_params *p, struct hpcb_micro_out *out
     struct pair_side s = {.comm = p->comm, .count = (int)p->bytes, .window = (int)p->window};
     int sender = rank < p->pairs, active = rank < 2 * p->pairs;
     s.partner = sender ? rank + p->pairs : rank - p->pairs;
-    int rc = agree(p->comm, active ? side_alloc(p, &s) : HPCB_OK);
+    int rc = hpcb_micro_agree(p->comm, active ? side_alloc(p, &s) : HPCB_OK);
     if (rc == HPCB_OK)
         rc = active ? run_side(p, out, &s, sender) : samples_idle(p);
     if (rc == HPCB_OK && active && verifies(p->test, sender))

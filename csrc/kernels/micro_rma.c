@@ -253,15 +253,6 @@ static int rma_setup(const struct hpcb_micro_params *p, struct rma_run *r, int r
     return hpcb_msgbuf_alloc(&r->local, r->local_bytes);
 }
 
-/* Every rank learns whether any rank failed to set up (see micro_p2p.c). */
-static int agree(MPI_Comm comm, int local_rc)
-{
-    int worst = HPCB_OK;   /* the status codes are negative: the minimum is a failure if any */
-    if (MPI_Allreduce(&local_rc, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return local_rc != HPCB_OK ? local_rc : HPCB_EMPI;
-    return local_rc != HPCB_OK ? local_rc : worst;
-}
-
 /* After the loop: every operation has completed at the target (the last
  * fence or unlock); the barrier orders the check after them, and the
  * checking rank reads under a lock of its own window part (the target) so
@@ -292,7 +283,7 @@ int hpcb_micro_rma(const struct hpcb_micro_params *p, struct hpcb_micro_out *out
     if (rc == HPCB_OK)
         rc = fill_payload(p, &r, rank);
     /* The target's initial payload is in place before any origin operation. */
-    rc = agree(p->comm, rc);
+    rc = hpcb_micro_agree(p->comm, rc);
     if (rc == HPCB_OK)
         rc = run_samples(p, out, &r, rank);
     if (rc == HPCB_OK)
