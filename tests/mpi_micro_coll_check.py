@@ -1,4 +1,4 @@
-"""Run under mpiexec by test_micro_kernels_coll.py (2, 3 and 4 ranks): every
+"""Run under mpiexec by test_micro_kernels.py (2, 3 and 4 ranks): every
 collective of the micro-benchmark kernel in every mode (blocking, IMB-NBC's
 pure, overlapped and CPU-only) at several sizes. The kernel verifies every
 payload itself (a wrong byte or sum raises); this script checks the shapes,

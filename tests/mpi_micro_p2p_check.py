@@ -1,4 +1,4 @@
-"""Run under mpiexec by test_micro_kernels_p2p.py (2 and 4 ranks): the
+"""Run under mpiexec by test_micro_kernels.py (2 and 4 ranks): the
 point-to-point and one-sided micro-benchmark kernels (csrc/kernels/micro_p2p.c
 and micro_rma.c) on COMM_WORLD: which ranks time themselves, that every size
 runs and verifies its payload, and bad parameters refused on every rank.
