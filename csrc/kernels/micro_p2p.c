@@ -97,8 +97,9 @@ static inline int bidirectional(struct pair_side *s, size_t inner)
     return HPCB_OK;
 }
 
-/* One sample loop per operation: the untimed barrier of the whole comm,
- * then `inner` operations between the timer reads; warmup samples are run
+/* One sample loop per operation: the untimed barrier of the whole comm
+ * where hpcb_micro_sample_barrier says, then `inner` operations between
+ * the timer reads; warmup samples are run
  * the same way and not recorded. The operation is a direct call of a
  * static inline function, so each loop compiles to the pattern's calls. */
 #define SAMPLE_LOOP(name, operation)                                                                      \
@@ -106,7 +107,7 @@ static inline int bidirectional(struct pair_side *s, size_t inner)
     {                                                                                                     \
         size_t samples = p->warmup + p->iterations;                                                       \
         for (size_t i = 0; i < samples; i++) {                                                            \
-            if (MPI_Barrier(p->comm) != MPI_SUCCESS)                                                      \
+            if (hpcb_micro_sample_barrier(i, p->warmup) && MPI_Barrier(p->comm) != MPI_SUCCESS)          \
                 return HPCB_EMPI;                                                                         \
             uint64_t t0 = hpcb_ticks();                                                                   \
             int rc = operation(s, p->inner);                                                              \
@@ -130,7 +131,7 @@ static int samples_idle(const struct hpcb_micro_params *p)
 {
     size_t samples = p->warmup + p->iterations;
     for (size_t i = 0; i < samples; i++)
-        if (MPI_Barrier(p->comm) != MPI_SUCCESS)
+        if (hpcb_micro_sample_barrier(i, p->warmup) && MPI_Barrier(p->comm) != MPI_SUCCESS)
             return HPCB_EMPI;
     return HPCB_OK;
 }

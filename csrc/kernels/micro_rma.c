@@ -92,8 +92,9 @@ static inline int nothing(const struct rma_run *r)
     return HPCB_OK;
 }
 
-/* One sample loop per operation and synchronisation: the untimed barrier,
- * then `inner` times open, operations, close between the timer reads.
+/* One sample loop per operation and synchronisation: the untimed barrier
+ * where hpcb_micro_sample_barrier says, then `inner` times open,
+ * operations, close between the timer reads.
  * `record` 0: the rank runs the loop (a fence rank) but leaves its ticks. */
 #define RMA_SAMPLE_LOOP(name, open, ops, close)                                                             \
     static int name(const struct hpcb_micro_params *p, struct hpcb_micro_out *out, const struct rma_run *r, \
@@ -101,7 +102,7 @@ static inline int nothing(const struct rma_run *r)
     {                                                                                                       \
         size_t samples = p->warmup + p->iterations;                                                         \
         for (size_t i = 0; i < samples; i++) {                                                              \
-            if (MPI_Barrier(p->comm) != MPI_SUCCESS)                                                        \
+            if (hpcb_micro_sample_barrier(i, p->warmup) && MPI_Barrier(p->comm) != MPI_SUCCESS)            \
                 return HPCB_EMPI;                                                                           \
             int rc = HPCB_OK;                                                                               \
             uint64_t t0 = hpcb_ticks();                                                                     \
