@@ -4,16 +4,16 @@ pure, overlapped and CPU-only) at several sizes. The kernel verifies every
 payload itself (a wrong byte or sum raises); this script checks the shapes,
 the computation times of the overlap, and bad parameters on every rank at
 once. Verdicts are combined so a failure fails the job, not hangs it."""
-import sys
-
 import numpy as np
 from mpi4py import MPI
+from mpi_verdicts import Verdicts
 
 from hpcbench import _core
 
 comm = MPI.COMM_WORLD
 size, rank = comm.Get_size(), comm.Get_rank()
-problems = []
+verdicts = Verdicts(comm)
+check, expect_error = verdicts.check, verdicts.expect_error
 
 COLLECTIVES = ["BARRIER", "BCAST", "ALLREDUCE", "REDUCE", "ALLGATHER", "ALLGATHERV", "ALLTOALL", "ALLTOALLV",
                "GATHER", "GATHERV", "SCATTER", "SCATTERV", "REDUCE_SCATTER"]
@@ -22,22 +22,6 @@ MODES = ["BLOCKING", "PURE", "OVERLAP", "CPU"]
 SIZES = [4, 4096, 65536, 1 << 20, 4004]
 COMPUTE_TICKS = 3000
 ITERATIONS = 3
-
-
-def check(condition, what):
-    if not condition:
-        problems.append(f"rank {rank}: {what}")
-
-
-def expect_error(kind, call, what):
-    try:
-        call()
-    except kind:
-        return
-    except Exception as e:  # the wrong kind of error
-        problems.append(f"rank {rank}: {what}: {type(e).__name__}: {e}")
-        return
-    problems.append(f"rank {rank}: {what}: no error")
 
 
 def run(test, size_bytes, mode, inner=1):
@@ -100,9 +84,5 @@ try:
     check_one("REDUCE_SCATTER", 4 * (size - 1), "BLOCKING")   # fewer floats than ranks: every part empty
     check_bad_parameters()
 except Exception as e:  # report, do not hang the other ranks
-    problems.append(f"rank {rank}: {type(e).__name__}: {e}")
-everything = comm.allgather(problems)
-if rank == 0:
-    flat = [p for ps in everything for p in ps]
-    print("OK" if not flat else "\n".join(flat))
-sys.exit(1 if any(everything) else 0)
+    verdicts.crashed(e)
+verdicts.finish()

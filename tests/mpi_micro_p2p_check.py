@@ -5,35 +5,24 @@ runs and verifies its payload, and bad parameters refused on every rank.
 Every rank checks; verdicts are combined so a failure fails the job, not
 hangs it."""
 import os
-import sys
 
 import numpy as np
 from mpi4py import MPI
+from mpi_verdicts import Verdicts
 
 from hpcbench import _core
 
 comm = MPI.COMM_WORLD
 size, rank = comm.Get_size(), comm.Get_rank()
-problems = []
+verdicts = Verdicts(comm)
+check, expect_error = verdicts.check, verdicts.expect_error
 
 SIZES = [1, 1001, 4096, 65536, 4 << 20]
 ITERATIONS = 3
 
 
-def check(condition, what):
-    if not condition:
-        problems.append(f"rank {rank}: {what}")
-
-
 def expect_parameter_error(what, **kwargs):
-    try:
-        _core.micro_times(comm, **kwargs)
-    except _core.ParameterError:
-        return
-    except Exception as e:  # the wrong kind of error
-        problems.append(f"rank {rank}: {what}: {type(e).__name__}: {e}")
-        return
-    problems.append(f"rank {rank}: {what}: no error")
+    expect_error(_core.ParameterError, lambda: _core.micro_times(comm, **kwargs), what)
 
 
 def check_ticks(name, ticks, timed):
@@ -49,7 +38,7 @@ def run(name, test, bytes_, timed, **kwargs):
     try:
         ticks = _core.micro_times(comm, test, bytes_, 1, ITERATIONS, **kwargs)
     except Exception as e:  # every rank reports, then the verdicts are combined
-        problems.append(f"rank {rank}: {name} {bytes_} B: {type(e).__name__}: {e}")
+        check(False, f"{name} {bytes_} B: {type(e).__name__}: {e}")
         return
     check_ticks(f"{name} {bytes_} B", ticks, timed)
 
@@ -113,12 +102,5 @@ try:
     one_sided()
     bad_parameters()
 except Exception as e:  # report, never leave the other ranks waiting
-    problems.append(f"rank {rank}: {type(e).__name__}: {e}")
-
-everyone = comm.allgather(problems)
-if rank == 0:
-    flat = [p for ps in everyone for p in ps]
-    for p in flat:
-        print(p)
-    print("FAILED" if flat else "OK")
-sys.exit(1 if any(everyone) else 0)
+    verdicts.crashed(e)
+verdicts.finish()

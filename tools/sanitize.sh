@@ -28,28 +28,22 @@ mpi_version=$(mpiexec --version 2>&1 || true)   # not piped into grep -q: SIGPIP
 if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
     . "$OLDPWD/tools/mpienv.sh"
     preload=$LD_PRELOAD
-    for n in 2 4; do
-        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
-            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_comm_check.py"
-    done
+    # sanitized_check SCRIPT N...: tests/SCRIPT under mpiexec at each N ranks.
+    sanitized_check() {
+        local script=$1 n
+        shift
+        for n in "$@"; do
+            env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
+                -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/$script"
+        done
+    }
+    sanitized_check mpi_comm_check.py 2 4
     # The matrix kernels: the 2 x 2 mesh and its sub-communicator, and a 2 x 3 one.
-    for n in 4 6; do
-        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
-            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_matrix_check.py"
-    done
+    sanitized_check mpi_matrix_check.py 4 6
     # The wavefront kernel: every array of 2 and 4 ranks, against the serial evaluation, and its faults.
-    for n in 2 4; do
-        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
-            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_wavefront_check.py"
-    done
+    sanitized_check mpi_wavefront_check.py 2 4
     # The point-to-point and one-sided micro-benchmarks (OSU's patterns): every test, 1 B to 4 MiB.
-    for n in 2 4; do
-        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
-            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_micro_p2p_check.py"
-    done
+    sanitized_check mpi_micro_p2p_check.py 2 4
     # The micro-benchmarks' collectives: every collective in every mode (blocking, pure, overlap, CPU).
-    for n in 2 4; do
-        env -u LD_PRELOAD timeout 900 mpiexec -n "$n" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS -x UBSAN_OPTIONS \
-            -x PYTHONPATH -x HPCB_EXPECT_SANITIZED "$PYTHON" "$OLDPWD/tests/mpi_micro_coll_check.py"
-    done
+    sanitized_check mpi_micro_coll_check.py 2 4
 fi
