@@ -41,7 +41,13 @@ PEERS = {
     "shift_ref": ("MPICC", "mpicc", "--shift-ref", "bench_network.py"),
     "node_ring": ("MPICC", "mpicc", "--node-ring", "bench_mapping.py"),
     "micro_ref": ("MPICC", "mpicc", "--ref", "bench_micro.py"),
+    "stream_ref": ("CC", "cc", "--stream-ref", "bench_stream.py"),
+    "numa_ref": ("CC", "cc", "--numa-ref", "bench_numa.py"),
 }
+#: Flags beyond -O2 of the peers that need them: stream_ref is compiled as hpcbench's kernels are
+#: (setup.py's cflags), with POSIX threads.
+PEER_FLAGS = {"stream_ref": ["-std=gnu11", "-fno-strict-aliasing", "-pthread"],
+              "numa_ref": ["-std=gnu11", "-fno-strict-aliasing", "-pthread"]}
 
 
 def fail(script: str, message: str) -> NoReturn:
@@ -60,7 +66,8 @@ def compile_peer(name: str, folder: str, script: str) -> str:
         fail(script, f"{compiler} is not found, which builds {os.path.relpath(source, CLONE)}: install it "
                      f"(or set {variable}), or give a built peer with {option} PATH")
     exe = os.path.join(folder, name)
-    proc = subprocess.run([compiler, "-O2", "-o", exe, source], capture_output=True, text=True)
+    proc = subprocess.run([compiler, "-O2", *PEER_FLAGS.get(name, []), "-o", exe, source], capture_output=True,
+                          text=True)
     if proc.returncode != 0:
         first = next((line for line in proc.stderr.splitlines() if "error" in line), proc.stderr.strip()[:200])
         fail(script, f"{compiler} failed to build {name}: {first}")

@@ -8,7 +8,10 @@ From Python: hpcbench.load(path) reads a results file into typed records
 package per domain holds the measurement and analysis functions and its
 benchmark: hpcbench.topology (hwloc, binding, pairs of cores),
 hpcbench.cache (levels and sizes; shared caches), hpcbench.memory (overhead
-and scalability), hpcbench.comm (CoMet kernels, Servet layers, models),
+and scalability), hpcbench.stream (STREAM's four kernels per core count),
+hpcbench.bandwidth (likwid-bench's kernels per cache level), hpcbench.flops
+(peak FLOP/s), hpcbench.numa (the local/remote matrix), hpcbench.micro (the
+OSU and IMB families), hpcbench.comm (CoMet kernels, Servet layers, models),
 hpcbench.network (ratDist, ratNC, grid advice), hpcbench.multibsp (tree,
 g and L, inner-product prediction). hpcbench.BENCHMARKS lists the suite.
 

@@ -145,6 +145,93 @@ def load_check(buffer_bytes: int, sizes: Sequence[int], min_bytes: int = 1 << 24
 def load_supported(isa: int) -> bool:
     """Whether this CPU runs load_sweep's loop with that ISA_* instruction set."""
 
+# Kernels of bandwidth_team (enum hpcb_bw_kernel): likwid-bench's load, store, copy, update, triad and stream.
+BW_LOAD: Final[int]
+BW_STORE: Final[int]
+BW_COPY: Final[int]
+BW_UPDATE: Final[int]
+BW_TRIAD: Final[int]
+BW_STREAM_TRIAD: Final[int]
+
+def bandwidth_team(pus: Sequence[int], kernel: int, sizes: Sequence[int], isa: int = ..., nontemporal: bool = False,
+                   min_bytes: int = 1 << 24, warmup: int = 1, samples: int = 1,
+                   page_mode: int = ...) -> tuple[_F64, _F64, _F64, _F64, int]:
+    """Kernel BW_* on every PU at once over each working set of sizes (bytes per member, all arrays).
+
+    Returns (start_ns, end_ns) of shape (members, sizes * samples) on one clock, the data volume
+    (loads + stores) of one member's sample per size, the bytes of each array per size, and the
+    ISA_* loops used."""
+
+def bandwidth_check(kernel: int, sizes: Sequence[int], isa: int = ..., nontemporal: bool = False,
+                    min_bytes: int = 1 << 24, warmup: int = 1, samples: int = 1, page_mode: int = ...) -> None:
+    """None if bandwidth_team would accept these (its PUs aside); else ParameterError."""
+
+def bandwidth_streams(kernel: int) -> int:
+    """The arrays kernel BW_* reads and writes (0 for an unknown kernel)."""
+
+# Precisions and test faults of flops_team (enum hpcb_flops_precision, enum hpcb_flops_fault).
+FLOPS_DOUBLE: Final[int]
+FLOPS_SINGLE: Final[int]
+FLOPS_FAULT_NONE: Final[int]
+FLOPS_FAULT_SHORT: Final[int]
+
+def flops_team(pus: Sequence[int], iterations: int, samples: int, warmup: int = 1, chains: int = 12,
+               isa: int = ..., precision: int = ..., fault: int = ...) -> tuple[_F64, _F64, _F64, int, int, float]:
+    """`chains` independent FMA chains (registers only) x `iterations` steps per sample on every PU at once.
+
+    Returns (ns, start_ns, end_ns) of each sample, arrays (members, samples), start and end on one clock;
+    the ISA_* the loop used; 1 if the scalar loop uses FMA (else multiply then add); the flops of one
+    member's sample. RuntimeError if a member's chains fail the check after timing."""
+
+def flops_check(iterations: int, samples: int, warmup: int = 1, chains: int = 12, isa: int = ...,
+                precision: int = ...) -> None:
+    """None if flops_team would accept these (its PUs aside); else ParameterError."""
+
+def flops_supported(isa: int) -> bool:
+    """Whether this CPU runs flops_team's loop of that ISA_* (AVX2 needs FMA3 too)."""
+
+def flops_scalar_fma() -> bool:
+    """Whether flops_team's scalar loop uses FMA instructions (the CPU has FMA3)."""
+
+# Store kinds of stream_team (enum hpcb_stream_stores).
+STREAM_ORDINARY: Final[int]
+STREAM_NONTEMPORAL: Final[int]
+
+def stream_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1, page_mode: int = ...,
+                isa: int = ..., stores: int = ..., plant_fault: int = 0) -> tuple[_F64, _F64, int]:
+    """STREAM's Copy, Scale, Add and Triad on three arrays of array_bytes per PU, all PUs at once.
+
+    Returns (start_ns, end_ns) of shape (len(pus), repetitions * 4), kernel k of repetition r at
+    column 4 * r + k, ns after a CLOCK_MONOTONIC reading taken before any member started; and the
+    ISA_* the loops used. plant_fault=1 (tests) makes the payload check fail (RuntimeError).
+    """
+
+def stream_check(array_bytes: int, repetitions: int, warmup: int = 1, page_mode: int = ..., isa: int = ...,
+                 stores: int = ...) -> None:
+    """None if stream_team would accept these (its PUs aside); else ParameterError."""
+
+def numa_cell(pus: Sequence[int], node: int, buffer_bytes: int, repetitions: int, warmup: int = 1, samples: int = 5,
+              accesses: int = 200000, order: int = ..., window_bytes: int = 131072, seed: int = 1,
+              page_mode: int = ..., isa: int = ...,
+              chase_bytes: int = -1) -> tuple[_F64, _F64, _F64, _F64, int, int, int, int, int]:
+    """One cell of the NUMA matrix: the team `pus` reads a buffer bound to NUMA node `node`, then pus[0] chases
+    its first chase_bytes (-1: all of it).
+
+    Returns (ns, start_ns, end_ns) of shape (len(pus), repetitions), one read of each member's slice,
+    start and end in ns after a CLOCK_MONOTONIC reading taken before any member started; latency_ns
+    (samples,), ns per dependent load; then slice_bytes, the ISA_* of the read loop, strict (1 if the
+    binding is HWLOC_MEMBIND_STRICT), location_chunks (chunks whose pages hwloc located; 0: it cannot
+    here) and misplaced_chunks (of those, chunks with a page on another node).
+    """
+
+def numa_check(members: int, buffer_bytes: int, repetitions: int, warmup: int = 1, samples: int = 5,
+               accesses: int = 200000, order: int = ..., window_bytes: int = 131072, page_mode: int = ...,
+               isa: int = ..., chase_bytes: int = -1) -> None:
+    """None if numa_cell would accept these with `members` PUs (its PUs and node aside); else ParameterError."""
+
+def numa_distances(kind: int, source: str | None = None) -> tuple[list[int], _F64] | None:
+    """hwloc's NUMA latency matrix of a topology (TOPO_*): (node OS indexes, matrix from row to column), or None."""
+
 def copy_team(pus: Sequence[int], array_bytes: int, repetitions: int, warmup: int = 1,
               page_mode: int = ...) -> tuple[_F64, _F64, _F64, _F64]:
     """STREAM copy of array_bytes (bytes, a multiple of 64) on every PU at once.

@@ -23,9 +23,9 @@ from typing import Any
 from ._protocol import Job
 from .topology import Topology
 
-__all__ = ["CACHE_LOAD_S", "LONG_STEP_S", "cache_loads", "cache_seconds", "cache_sizes", "comm_seconds",
-           "format_estimates", "memory_seconds", "multibsp_seconds", "progress_label", "shared_seconds",
-           "slurm_minutes", "time_left", "with_time_left", "FIXED_SECONDS"]
+__all__ = ["CACHE_LOAD_S", "LONG_STEP_S", "bandwidth_seconds", "cache_loads", "cache_seconds", "cache_sizes",
+           "comm_seconds", "format_estimates", "memory_seconds", "multibsp_seconds", "numa_seconds", "progress_label",
+           "shared_seconds", "slurm_minutes", "stream_seconds", "time_left", "with_time_left", "FIXED_SECONDS"]
 
 #: Seconds per load of the chase beyond the second-largest cache, bandwidth kernel included
 #: (fitted: `run cache` at --cache-max 64 MiB and 256 MiB here). Priced alike in the largest cache
@@ -103,6 +103,81 @@ def memory_seconds(options: Any, topology: Topology) -> float:
     pairs = every if options.pairs == "all" else min(every, 3 + options.sample)
     copies = options.rounds * options.repetitions * (pairs + pus)
     return 0.5 + copies * (options.size or 64 << 20) * 2.2e-10
+
+
+#: bandwidth: seconds per byte of data volume of a sample (loads + stores; cache levels are faster, so
+#: this prices them on the safe side), and per byte of a call's largest working set (allocation, first
+#: touch and filling of the arrays, the check after the samples).
+BANDWIDTH_S_PER_BYTE = 2.5e-11
+BANDWIDTH_FILL_S_PER_BYTE = 1.5e-9
+
+
+def bandwidth_seconds(options: Any, topology: Topology) -> float:
+    """Seconds of bandwidth: per kernel and ISA one call on one core over
+    every working set (filling the largest, warm-up and samples of at least
+    min_bytes each), and per kernel one call of the team over memory."""
+    from .bandwidth._plan import default_team, plan_levels
+    team = default_team(topology, options.cores)
+    levels, team_size = plan_levels(options, topology, team)
+    sizes = [lv.size for lv in levels]
+    per_sample = sum(max(options.min_bytes, s) for s in sizes) * BANDWIDTH_S_PER_BYTE
+    one_call = max(sizes) * BANDWIDTH_FILL_S_PER_BYTE + (options.warmup + options.samples) * per_sample
+    team_call = team_size * BANDWIDTH_FILL_S_PER_BYTE + (options.warmup + options.samples) * max(
+        options.min_bytes, team_size) * len(team) * BANDWIDTH_S_PER_BYTE if team_size else 0.0
+    kernels = options.kernels or ["load", "store", "copy", "update", "triad", "stream_triad"] + [
+        f"{k}_nt" for k in ("store", "copy", "triad", "stream_triad")]
+    isas = options.isas or ["avx512", "avx2", "sse2", "scalar"]
+    calls = sum(not (k.endswith("_nt") and i == "scalar") for k in kernels for i in isas)   # no scalar NT stores
+    return 0.05 + calls * one_call + len(kernels) * team_call
+
+
+#: stream: seconds per byte STREAM counts, per core of a team (its four kernels, ordinary stores),
+#: and per byte of first touch (three arrays per core, base pages).
+STREAM_S_PER_BYTE = 2.5e-11
+STREAM_TOUCH_S_PER_BYTE = 4e-10
+
+
+def stream_seconds(options: Any, topology: Topology) -> float:
+    """Seconds of stream: per team of the plan (one core, each shared
+    domain, the node), the first touch of three arrays per core and
+    1 + repetitions rounds of the four kernels (10 array lengths a round)."""
+    from .stream._plan import plan_teams
+    size = options.size or 64 << 20
+    seconds = 0.2
+    for team in plan_teams(topology, options.cores):
+        k = len(team.pus)
+        seconds += 3 * size * STREAM_TOUCH_S_PER_BYTE + (1 + options.repetitions) * 10 * size * k * STREAM_S_PER_BYTE
+    return seconds
+
+
+#: peakflops: seconds of a run beside its samples (pilot, start-up, the check's replay of one sample).
+FLOPS_RUN_S = 0.01
+
+
+def flops_seconds(options: Any, topology: Topology) -> float:
+    """Seconds of peakflops: per instruction set and precision one run on
+    one core and one on the all-cores team, each a warm-up and the samples
+    of sample_ms, and the check's replay (about one more sample)."""
+    isas = 4 if options.isa == "all" else 1
+    precisions = 2 if options.precision == "both" else 1
+    teams = 2 if options.cores is None or len(options.cores) > 1 else 1
+    per_run = (options.samples + 2) * options.sample_ms * 1e-3 + FLOPS_RUN_S
+    return 0.1 + isas * precisions * teams * per_run
+
+
+#: numa: seconds per byte of a cell's buffer (binding, first touch, the reads, linking and walking the
+#: chase once: 0.5 s for 128 MiB here), and per dependent load of the chase samples.
+NUMA_S_PER_BYTE = 3.5e-9
+NUMA_S_PER_LOAD = 1.2e-7
+
+
+def numa_seconds(options: Any, topology: Topology) -> float:
+    """Seconds of numa: one cell per (node with cores, node) of the
+    chosen nodes, each the buffer's set-up and reads and the chase samples."""
+    from .numa._plan import plan_numa
+    cells = len(plan_numa(topology, options.nodes).cells)
+    per_cell = (options.size or 64 << 20) * NUMA_S_PER_BYTE + options.repetitions * options.accesses * NUMA_S_PER_LOAD
+    return 0.1 + cells * per_cell
 
 
 def multibsp_seconds(options: Any, topology: Topology) -> float:

@@ -292,6 +292,12 @@ class Benchmark(Generic[O, R]):
         unique within the record). None by default."""
         return []
 
+    def machine_figures(self, record: R) -> list[Headline]:
+        """The few figures of an ok record that describe the machine itself
+        (STREAM Triad, peak FLOP/s): the report's machine header lists them
+        beside hwloc's topology. None by default."""
+        return []
+
     # ---- the tidy export (optional: by default the headlines) ----------------------------
 
     def tidy(self, record: R) -> list[Row]:

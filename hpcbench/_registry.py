@@ -4,7 +4,7 @@ One line per benchmark. Order matters: shared-caches reads the curve the
 cache benchmark measured earlier in the same run."""
 from __future__ import annotations
 
-from . import cache, comm, memory, micro, multibsp, network
+from . import bandwidth, cache, comm, flops, memory, micro, multibsp, network, numa, stream
 from ._protocol import AnyBenchmark, Job
 from ._record import Record
 from .comm import matrix
@@ -13,6 +13,10 @@ BENCHMARKS: tuple[AnyBenchmark, ...] = (
     cache.BENCHMARK,
     cache.SHARED_BENCHMARK,
     memory.BENCHMARK,
+    stream.BENCHMARK,
+    bandwidth.BENCHMARK,
+    flops.BENCHMARK,
+    numa.BENCHMARK,
     multibsp.BENCHMARK,
     comm.BENCHMARK,
     matrix.BENCHMARK,

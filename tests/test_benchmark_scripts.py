@@ -79,6 +79,11 @@ MISSING_PEERS = [
     ("bench_comm_scale.py", ["--only", "allreduce", "--allreduce-ref", "/nonexistent/allreduce_ref"], ""),
     ("bench_matrix.py", ["--matrix-ref", "/nonexistent/matrix_ref"], ""),
     ("bench_micro.py", ["--ref", "/nonexistent/micro_ref"], "--ref"),
+    ("bench_stream.py", ["--stream-ref", "/nonexistent/stream_ref"], "--stream-ref"),
+    ("bench_stream.py", ["--likwid-bench", "/nonexistent/likwid-bench"], "likwid"),
+    ("bench_bandwidth.py", ["--likwid-bench", "/nonexistent/likwid-bench"], "likwid"),
+    ("bench_flops.py", ["--likwid-bench", "/nonexistent/likwid-bench"], "likwid"),
+    ("bench_numa.py", ["--numa-ref", "/nonexistent/numa_ref"], "--numa-ref"),
 ]
 
 

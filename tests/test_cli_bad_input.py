@@ -53,8 +53,9 @@ def choice_cases():
     cases = []
     for bench in _registry.BENCHMARKS:
         for spec in bench.flags().values():
-            if spec.choices:
-                cases.append(pytest.param(["run", bench.name, spec.flag, "bogus"], "invalid choice",
+            if spec.choices:        # a choice of numbers refuses 'bogus' as no number, in one line too
+                message = "invalid int value" if spec.type is int else "invalid choice"
+                cases.append(pytest.param(["run", bench.name, spec.flag, "bogus"], message,
                                           id=f"{spec.flag}=bogus"))
     return cases
 

@@ -113,7 +113,8 @@ def test_domains_do_not_import_the_registry_or_the_cli(package):
 
 
 LAZY_PACKAGES = ["hpcbench", "hpcbench.cache", "hpcbench.comm", "hpcbench.comm.matrix", "hpcbench.memory",
-                 "hpcbench.multibsp", "hpcbench.network", "hpcbench.topology"]
+                 "hpcbench.multibsp", "hpcbench.network", "hpcbench.topology", "hpcbench.stream",
+                 "hpcbench.bandwidth", "hpcbench.flops", "hpcbench.numa"]
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)

@@ -16,7 +16,8 @@ from hpcbench.cli import build_parser
 from hpcbench.cli._options import checked_options, deprecation_notes
 from hpcbench.topology import Topology
 
-PREFIXES = {"cache": "--cache-", "shared-caches": "--shared-", "memory": "--memory-", "multibsp": "--mbsp-",
+PREFIXES = {"cache": "--cache-", "shared-caches": "--shared-", "memory": "--memory-", "stream": "--stream-",
+            "bandwidth": "--bw-", "peakflops": "--flops-", "numa": "--numa-", "multibsp": "--mbsp-",
             "comm": "--comm-", "matrix": "--matrix-", "distance": "--net-", "network-access": "--net-"}
 # The OSU/IMB families share one options type: the sampling flags are --comm-*, each family's own
 # tests --p2p-*, --coll-*, --nbc-*, --rma-* (the window and pairs are p2p's words, as OSU's).

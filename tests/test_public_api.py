@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.comm",
+PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.stream",
+            "hpcbench.bandwidth", "hpcbench.flops", "hpcbench.numa", "hpcbench.comm",
             "hpcbench.comm.matrix", "hpcbench.micro", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report",
             "hpcbench.mapping", "hpcbench.predict", "hpcbench.cli"]
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "public_api.txt")

@@ -43,7 +43,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "hpcbench", "examples", "*-example.json")))
 SCREENSHOTS = os.path.join(ROOT, "build", "report-screenshots")
 #: Benchmarks whose records this branch taught the report to explain.
-EXPLAINED = {"cache", "shared-caches", "memory", "multibsp", "comm", "distance", "network-access", "matrix", "p2p",
+EXPLAINED = {"cache", "shared-caches", "memory", "stream",
+             "bandwidth", "peakflops", "numa", "multibsp", "comm", "distance", "network-access", "matrix", "p2p",
              "collectives", "nbc", "rma"}
 #: The tests of `pages` (drawing every example's report takes 25 s here) and the fuzz corpus's reports: not in
 #: tools/test.sh --fast, whose report tests are the ones below that draw one page each.

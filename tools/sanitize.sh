@@ -18,7 +18,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$PWD/$out" HPCB_EXPECT_SANITIZED=1
 cd "$out"
 "$PYTHON" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/test_core.py" "$OLDPWD/tests/test_core_cache.py" \
-    "$OLDPWD/tests/test_matrix.py" "$OLDPWD/tests/test_wavefront_kernel.py"
+    "$OLDPWD/tests/test_matrix.py" "$OLDPWD/tests/test_wavefront_kernel.py" \
+    "$OLDPWD/tests/test_stream_kernel.py" "$OLDPWD/tests/test_bandwidth_run.py" \
+    "$OLDPWD/tests/test_flops_kernel.py" "$OLDPWD/tests/test_numa_kernel.py"
 
 # The MPI kernels with two and four real ranks, sanitized too. mpiexec itself
 # runs without the preload; only the Python ranks get the sanitizer runtimes.

@@ -34,7 +34,7 @@ int hpcb_load_supported(int isa)
     }
 }
 
-static int widest_isa(void)
+int hpcb_load_widest(void)
 {
     for (int isa = HPCB_ISA_COUNT - 1; isa > HPCB_ISA_SCALAR; isa--)
         if (hpcb_load_supported(isa))
@@ -171,6 +171,11 @@ static sum_loop loop_of(int isa)
     }
 }
 
+void hpcb_load_sum(int isa, const uint64_t *buf, size_t bytes, size_t passes, uint64_t sum[8])
+{
+    loop_of(isa == HPCB_ISA_AUTO ? hpcb_load_widest() : isa)(buf, bytes, passes, sum);
+}
+
 /* Time one size: warm-up passes, then samples of whole passes, each checked
  * against `passes` times the sums of one pass. */
 static int time_size(const uint64_t *buf, size_t bytes, const struct hpcb_load_params *p, sum_loop loop,
@@ -205,7 +210,7 @@ int hpcb_load_run(const struct hpcb_load_params *p, struct hpcb_load_out *out)
                                  out != NULL && out->ns != NULL && out->ticks != NULL && out->bytes != NULL);
     if (rc != HPCB_OK)
         return rc;
-    int isa = p->isa == HPCB_ISA_AUTO ? widest_isa() : p->isa;
+    int isa = p->isa == HPCB_ISA_AUTO ? hpcb_load_widest() : p->isa;
     out->isa = (size_t)isa;
     struct hpcb_region region = {0};
     if ((rc = hpcb_region_alloc(&region, p->buffer_bytes, p->page_mode)) != HPCB_OK)

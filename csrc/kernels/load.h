@@ -51,6 +51,15 @@ int hpcb_load_supported(int isa);
 
 int hpcb_load_check(const struct hpcb_load_params *p, struct hpcb_why *why);
 
+/* The widest ISA this CPU supports (what ISA_AUTO runs). */
+int hpcb_load_widest(void);
+
+/* This kernel's read loop of `isa` (ISA_AUTO: the widest), for kernels that
+ * read as it does (numa.c): `passes` reads of `bytes` (a positive multiple of
+ * HPCB_LOAD_BLOCK) from `buf` (64-byte aligned), word k of every 64-byte
+ * block added into sum[k]. The caller has checked the ISA is supported. */
+void hpcb_load_sum(int isa, const uint64_t *buf, size_t bytes, size_t passes, uint64_t sum[8]);
+
 int hpcb_load_run(const struct hpcb_load_params *p, struct hpcb_load_out *out);
 
 #endif /* HPCB_LOAD_H */

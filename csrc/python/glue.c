@@ -211,6 +211,10 @@ static int run_kernel(struct glue_call *c)
     case GLUE_LOAD: return hpcb_load_run(&c->p.load, &c->out.load);
     case GLUE_COPY: return hpcb_copy_run(&c->p.copy, &c->out.copy);
     case GLUE_DAXPY: return hpcb_daxpy_run(&c->p.daxpy, &c->out.daxpy);
+    case GLUE_STREAM: return hpcb_stream_run(&c->p.stream, &c->out.stream);
+    case GLUE_BANDWIDTH: return hpcb_bandwidth_run(&c->p.bandwidth, &c->out.bandwidth);
+    case GLUE_FLOPS: return hpcb_flops_run(&c->p.flops, &c->out.flops);
+    case GLUE_NUMA: return hpcb_numa_run(&c->p.numa, &c->out.numa);
     case GLUE_BARRIER: return hpcb_barrier_run(&c->p.barrier, &c->out.barrier);
     case GLUE_ECHO: case GLUE_EXCHANGE:   /* a family's ops share its params and out */
         return (c->kernel == GLUE_ECHO ? hpcb_p2p_echo : hpcb_p2p_exchange)(&c->p.p2p, &c->out.p2p);

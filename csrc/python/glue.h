@@ -19,19 +19,23 @@
 #endif
 #include <numpy/arrayobject.h>
 
+#include "../kernels/bandwidth.h"
 #include "../kernels/barrier.h"
 #include "../kernels/chase.h"
 #include "../kernels/collective.h"
 #include "../kernels/contention.h"
 #include "../kernels/copy.h"
 #include "../kernels/daxpy.h"
+#include "../kernels/flops.h"
 #include "../kernels/load.h"
 #include "../kernels/matrix.h"
 #include "../kernels/micro.h"
 #include "../kernels/multibsp.h"
+#include "../kernels/numa.h"
 #include "../kernels/overlap.h"
 #include "../kernels/p2p.h"
 #include "../kernels/shift.h"
+#include "../kernels/stream.h"
 #include "../kernels/traverse.h"
 #include "../kernels/wavefront.h"
 #include "../kernels/wavefront_wg.h"
@@ -101,6 +105,7 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n);
  * function does after parsing. */
 enum glue_kernel {
     GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
+    GLUE_STREAM, GLUE_BANDWIDTH, GLUE_FLOPS, GLUE_NUMA,
     GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_OVERHEAD, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
     GLUE_MICRO,
     GLUE_HCOMM, GLUE_INNER_PRODUCT, GLUE_SUMSQ_RATE,
@@ -116,6 +121,10 @@ struct glue_call {
         struct hpcb_load_params load;
         struct hpcb_copy_params copy;
         struct hpcb_daxpy_params daxpy;
+        struct hpcb_stream_params stream;
+        struct hpcb_bandwidth_params bandwidth;
+        struct hpcb_flops_params flops;
+        struct hpcb_numa_params numa;
         struct hpcb_barrier_params barrier;
         struct hpcb_p2p_params p2p;
         struct hpcb_collective_params collective;
@@ -136,6 +145,10 @@ struct glue_call {
         struct hpcb_load_out load;
         struct hpcb_copy_out copy;
         struct hpcb_daxpy_out daxpy;
+        struct hpcb_stream_out stream;
+        struct hpcb_bandwidth_out bandwidth;
+        struct hpcb_flops_out flops;
+        struct hpcb_numa_out numa;
         struct hpcb_barrier_out barrier;
         struct hpcb_p2p_out p2p;
         struct hpcb_collective_out collective;

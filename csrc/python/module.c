@@ -87,7 +87,10 @@ static const struct glue_constant constants[] = {
     HPCB_ROLES(GLUE_CONSTANT) HPCB_OVERHEAD_SIDES(GLUE_CONSTANT) HPCB_TOPO_SOURCES(GLUE_CONSTANT) HPCB_ISAS(GLUE_CONSTANT)
     HPCB_MATRIX_OPS(GLUE_CONSTANT) HPCB_MATRIX_DIRECTIONS(GLUE_CONSTANT)
     HPCB_WAVEFRONT_FAULTS(GLUE_CONSTANT)
+    HPCB_FLOPS_PRECISIONS(GLUE_CONSTANT) HPCB_FLOPS_FAULTS(GLUE_CONSTANT)
     HPCB_MICRO_TESTS(GLUE_CONSTANT) HPCB_MICRO_MODES(GLUE_CONSTANT) HPCB_MICRO_SYNCS(GLUE_CONSTANT)
+    HPCB_STREAM_STORES(GLUE_CONSTANT)
+    HPCB_BW_KERNELS(GLUE_CONSTANT)
 };
 
 static int core_exec(PyObject *module)
@@ -103,7 +106,8 @@ static int core_exec(PyObject *module)
     if (glue_state_exec(module) != 0 || glue_add_constants(module, constants, sizeof constants / sizeof *constants))
         return -1;
     PyMethodDef *families[] = {glue_topology_methods, glue_node_methods, glue_cache_methods, glue_comm_methods,
-                               glue_micro_methods,
+                               glue_micro_methods, glue_stream_methods, glue_bandwidth_methods,
+                               glue_flops_methods, glue_numa_methods,
                                glue_multibsp_methods, glue_matrix_methods, glue_predict_methods};
     for (size_t i = 0; i < sizeof families / sizeof *families; i++)
         if (PyModule_AddFunctions(module, families[i]) != 0)

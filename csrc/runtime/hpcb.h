@@ -13,8 +13,9 @@
  *                  with its .h but status.c
  *
  * THE KERNEL CONTRACT. A kernel family <f> (traverse, chase, load, copy,
- * daxpy, p2p, collective, barrier, overlap, contention, shift, micro, hcomm,
- * inner_product, sumsq_rate, matrix, wavefront, wavefront_wg) declares, in
+ * stream, bandwidth, flops, numa, daxpy, p2p, collective, barrier, overlap,
+ * contention, shift, micro, hcomm, inner_product, sumsq_rate, matrix,
+ * wavefront, wavefront_wg) declares, in
  * kernels/<file>.h:
  *
  *   struct hpcb_<f>_params   every input: sizes, counts, sample counts, and

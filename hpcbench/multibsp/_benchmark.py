@@ -47,7 +47,9 @@ from ._report import multibsp_disagreements, multibsp_headlines, multibsp_meanin
 from ._tidy import multibsp_rows
 from ._tree import Component, Level, describe, plain_value, tree
 
-UNITS = {"m": "bytes", "g": "flops per word", "L": "flops", "rate": "flops/s (DAXPY)",
+UNITS = {"m": "bytes", "g": "flops per word (flops at r: peak_rate; rate in files without it)",
+         "L": "flops (at r: peak_rate; rate in files without it)", "rate": "flops/s (DAXPY)",
+         "peak_rate": "flop/s (peak of one core, widest FMA, double precision: MultiBSP's r)",
          "inner_product_kernel_rate": "flops/s (the inner product's own loop on one core)",
          "ticks_per_superstep": "TSC ticks", "flops": "flops per superstep", "predicted_s": "s", "measured_s": "s",
          "n": "doubles"}
@@ -96,10 +98,12 @@ def _error_line(points: list) -> str:
     return f"  prediction error from 2^{BOUND_FROM.bit_length() - 1} doubles: " + "; ".join(parts)
 
 
-def _measure_gl(c: Component, o: MultiBSPOptions, ticks_per_s: float) -> tuple[GLComponent, HcommSamples]:
-    """g and L of one component, its sweep up to the HMAX given for every
-    level, or else up to the one chosen for it from a pilot sweep."""
-    data = measure_component(c, o.hmax, o.iterations, o.blocks, o.warmup)
+def _measure_gl(c: Component, o: MultiBSPOptions, ticks_per_s: float,
+                r: float) -> tuple[GLComponent, HcommSamples]:
+    """g and L of one component in flops at r (flop/s), its sweep up to the
+    HMAX given for every level, or else up to the one chosen for it from a
+    pilot sweep."""
+    data = measure_component(c, o.hmax, o.iterations, o.blocks, o.warmup, flops_per_tick=r / ticks_per_s)
     hmax = data["hmax"]
     fits = fits_side_by_side(np.arange(hmax + 1), data["flops"], c.p)
     rate = data["rate_flops_per_tick"] * ticks_per_s
@@ -124,7 +128,8 @@ def _gl_level(lv: Level, comps: list[GLComponent]) -> GLLevel:
 class _LeafModel:
     """The rates and fixed costs the prediction takes (r per memory level
     measured with every leaf at once; start-up from an empty run)."""
-    r: float                          #: flops/s, DAXPY (converts g and L)
+    r: float                          #: flop/s, one core's peak FLOP/s (converts g and L)
+    daxpy: float                      #: flop/s, DAXPY: the paper's r of the leaves
     r_loop: float                     #: flops/s, the loop alone on one core, vector in L2
     leaf_rates: list[LeafRateRecord]
     startup_s: float
@@ -132,7 +137,7 @@ class _LeafModel:
     ticks_per_s: float
 
 
-def _leaf_model(ctx: Context[MultiBSPOptions], root: Component, r: float) -> _LeafModel:
+def _leaf_model(ctx: Context[MultiBSPOptions], root: Component, r: float, daxpy: float) -> _LeafModel:
     tps = ctx.timer.ticks_per_second
     pus = root_pus(root)
     levels = memory_levels(ctx.topology, pus)
@@ -141,17 +146,18 @@ def _leaf_model(ctx: Context[MultiBSPOptions], root: Component, r: float) -> _Le
                                  rate=(x["rate_flops_per_tick"] * tps).tolist())
                   for x in measure_leaf_rates(levels, pus)]
     empty = measure_empty_run(root, max(ctx.options.reps, 11))
-    return _LeafModel(r=r, r_loop=leaf_kernel_rate(root.child_pus[0]) * tps, leaf_rates=leaf_rates,
+    return _LeafModel(r=r, daxpy=daxpy, r_loop=leaf_kernel_rate(root.child_pus[0]) * tps, leaf_rates=leaf_rates,
                       startup_s=empty["startup_ticks"] / tps, sync_s=empty["sync_ticks"] / tps, ticks_per_s=tps)
 
 
 def _validate_point(root: Component, n: int, reps: int, gl: dict, model: _LeafModel) -> tuple:
     """One vector length: the inner product measured, predicted three ways
-    (r = DAXPY as the paper; the loop's single-core rate; r per memory
-    level with the start-up), and taken apart (each leaf, the reduction)."""
+    (leaves at DAXPY's rate as the paper; the loop's single-core rate; r
+    per memory level with the start-up; g and L always at r, the rate they
+    are counted in), and taken apart (each leaf, the reduction)."""
     tps = model.ticks_per_s
     m = measure_inner_product(root, n, reps)
-    predicted = predict_inner_product(root, m["slices"], gl, model.r)
+    predicted = predict_inner_product(root, m["slices"], gl, model.r, model.daxpy)
     predicted_loop = predict_inner_product(root, m["slices"], gl, model.r, model.r_loop)
     predicted_level = predict_inner_product(root, m["slices"], gl, model.r, rate_by_level(model.leaf_rates))
     inside = float(np.median(m["inside_ticks"])) / tps
@@ -230,11 +236,15 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
             levels = tree(ctx.topology)
         except ValueError as e:
             raise Skipped(str(e)) from None
+        # r: one core's peak FLOP/s (a short run of the peakflops kernel),
+        # the rate g and L are counted in (docs/multibsp.md, "r").
+        from ..flops._measure import peak_rate
+        peak, peak_isa = peak_rate(levels[0].components[0].child_pus[0])
         gl_levels, raw_levels, gl, rates = [], [], {}, []
         for lv in levels:
             comps, raw = [], []
             for c in lv.components:
-                comp, samples = _measure_gl(c, o, ctx.timer.ticks_per_second)
+                comp, samples = _measure_gl(c, o, ctx.timer.ticks_per_second, peak)
                 gl[c.pus] = (comp.fits.all.g, comp.fits.all.L)
                 rates.extend(comp.rate)
                 comps.append(comp)
@@ -243,7 +253,7 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
             raw_levels.append(raw)
             ctx.progress(f"multibsp: level {lv.index} ({len(lv.components)} component(s), p={lv.p}) measured")
         root = levels[-1].components[0]
-        model = _leaf_model(ctx, root, float(np.median(rates)))
+        model = _leaf_model(ctx, root, peak, float(np.median(rates)))
         validation, raw_ip = [], []
         for exponent in range(8, o.max_exponent + 1):
             point, raw_point = _validate_point(root, 1 << exponent, o.reps, gl, model)
@@ -259,7 +269,8 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
                                           reps=o.reps, sizes=[v.n for v in validation], pattern=PATTERN),
             raw=MultiBSPRaw(levels=raw_levels, inner_product=raw_ip),
             derived=MultiBSPDerived(tree=[lv.to_record() for lv in levels], notation=describe(levels),
-                                    levels=gl_levels, rate=model.r, inner_product_kernel_rate=model.r_loop,
+                                    levels=gl_levels, rate=model.daxpy, inner_product_kernel_rate=model.r_loop,
+                                    peak_rate=peak, peak_isa=peak_isa,
                                     inner_product=validation, leaf_rates=model.leaf_rates,
                                     startup_s=model.startup_s, sync_s=model.sync_s),
             units=UNITS, warnings=warnings)
@@ -271,8 +282,13 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
             p = lv.p if isinstance(lv.p, int) else "/".join(str(x) for x in sorted(set(lv.p)))
             m = lv.m if isinstance(lv.m, int) else max(lv.m)
             tuples.append(f"<p={p}, m={format_size(m)}, g={lv.g:.1f}, L={lv.L:.0f}>")
+        daxpy = (f"; DAXPY {d.rate / 1e9:.2f}" if d.peak_rate is not None
+                 else ", DAXPY: this file has no peak FLOP/s")
         lines = [f"MultiBSP tree of {record.node or '?'} (g in flops per word, L in flops, r = "
-                 f"{d.rate / 1e9:.2f} Gflop/s per core)", "  [" + ", ".join(tuples) + "]"]
+                 f"{d.r / 1e9:.2f} Gflop/s per core{daxpy})", "  [" + ", ".join(tuples) + "]"]
+        if d.peak_rate is not None:
+            lines.insert(1, f"  r = {d.r_label} of one core; the prediction \"r = DAXPY\" computes the leaves "
+                            "at DAXPY's rate, as the paper")
         for lv in d.levels:
             for c in lv.components:
                 a, b = c.fits.all, c.fits.h_ge_p

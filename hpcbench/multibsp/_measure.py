@@ -16,25 +16,27 @@ _D = MultiBSPOptions()
 
 
 def measure_component(component: Component, hmax: int | None = _D.hmax, iterations: int = _D.iterations,
-                      blocks: int = _D.blocks, warmup: int = _D.warmup) -> dict:
+                      blocks: int = _D.blocks, warmup: int = _D.warmup, flops_per_tick: float | None = None) -> dict:
     """h-communications among the children of `component`, one pinned thread
     per child, h up to `hmax` (None: chosen for this level from a pilot
     sweep, _hmax.level_hmax, with the iterations scaled to keep the paper's
     superstep budget; the result's "hmax" says which). Returns ticks per superstep (h x blocks), the DAXPY rate of
-    each thread (flops per tick) and flops per superstep (thread 0's rate,
-    as the paper's master converts) of the fastest block per h: another
+    each thread (flops per tick) and flops per superstep at `flops_per_tick`
+    (MultiBSP's r: one core's peak; None: thread 0's DAXPY rate, as the
+    paper's master converts) of the fastest block per h: another
     process on a team PU only adds time, and on a shared machine it lands
     in most blocks of a sweep (a time slice is a few ms), so a median
     follows it and the fit's L went negative under load."""
     if hmax is None:      # chosen for this level from a pilot sweep (_hmax), the superstep budget kept
-        pilot = measure_component(component, PILOT_HMAX, PILOT_ITERATIONS, PILOT_BLOCKS, warmup)
+        pilot = measure_component(component, PILOT_HMAX, PILOT_ITERATIONS, PILOT_BLOCKS, warmup, flops_per_tick)
         first = fits_side_by_side(np.arange(PILOT_HMAX + 1), pilot["flops"], component.p).all
         hmax = level_hmax(component, first.g, first.L)
         iterations = sweep_iterations(iterations, hmax)
     ticks, rate = _core.hcomm(component.child_pus, hmax, iterations, blocks=blocks, warmup=warmup)
     per_step = ticks / iterations
     return {"pus": list(component.child_pus), "ticks_per_superstep": per_step, "rate_flops_per_tick": rate,
-            "flops": np.min(per_step, axis=1) * rate[0], "hmax": hmax}
+            "flops": np.min(per_step, axis=1) * (rate[0] if flops_per_tick is None else flops_per_tick),
+            "hmax": hmax}
 
 
 def _leaves(node) -> list:

@@ -156,9 +156,22 @@ class MultiBSPDerived(Mapping):
     rate: float                         #: flops/s (DAXPY)
     inner_product_kernel_rate: float    #: flops/s of the inner product's own loop on one core
     inner_product: list[InnerProductPoint]
+    peak_rate: float | None = optional()   #: flop/s, peak of one core (r; g and L are flops at it); old files: absent
+    peak_isa: str | None = optional()      #: the instruction set of peak_rate's FMA chains ("avx512", ...)
     leaf_rates: list[LeafRateRecord] | None = optional()   #: r per memory level (files before it: absent)
     startup_s: float | None = optional()                   #: median start-up and join of an empty run
     sync_s: float | None = optional()                      #: median supersteps of an empty run (no leaf work)
+
+    @property
+    def r(self) -> float:
+        """MultiBSP's r, the rate g and L are counted in flops at (flop/s):
+        one core's peak FLOP/s, or in files from before it the DAXPY rate."""
+        return self.rate if self.peak_rate is None else self.peak_rate
+
+    @property
+    def r_label(self) -> str:
+        """What r is, in words: "peak FLOP/s (avx512 FMA)" or "DAXPY"."""
+        return "DAXPY" if self.peak_rate is None else f"peak FLOP/s ({self.peak_isa or '?'} FMA)"
 
 
 @dataclass(kw_only=True)

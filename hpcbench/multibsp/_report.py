@@ -34,11 +34,13 @@ def _ratio(v: InnerProductPoint) -> float:
 def multibsp_meaning(record: MultiBSPRecord) -> list:
     """Per level, what a superstep costs; then where the inner-product prediction holds."""
     d = record.derived
-    lines = [f"The node is the MultiBSP tree {d.notation}; one core computes {d.rate / 1e9:.2f} Gflop/s (DAXPY)."]
+    daxpy = f", DAXPY {d.rate / 1e9:.2f} Gflop/s" if d.peak_rate is not None else ""
+    lines = [f"The node is the MultiBSP tree {d.notation}; r = {d.r / 1e9:.2f} Gflop/s per core "
+             f"({d.r_label}{daxpy}), the rate g and L are counted in flops at."]
     for lv in d.levels:
         lines.append(f"Level {lv.level}: a superstep among its {lv.p if isinstance(lv.p, int) else max(lv.p)} "
-                     f"children costs L = {lv.L:.0f} flops ({_seconds(lv.L, d.rate)}) to synchronise plus "
-                     f"g = {lv.g:.1f} flops ({_seconds(lv.g, d.rate)}) per word each child sends: a superstep "
+                     f"children costs L = {lv.L:.0f} flops ({_seconds(lv.L, d.r)}) to synchronise plus "
+                     f"g = {lv.g:.1f} flops ({_seconds(lv.g, d.r)}) per word each child sends: a superstep "
                      f"pays off when it computes well over {lv.L:.0f} flops.")
     good = [v.n for v in d.inner_product if abs(_ratio(v) - 1) <= GOOD_SHARE]
     if good:
@@ -69,7 +71,9 @@ def multibsp_disagreements(record: MultiBSPRecord) -> list:
 def multibsp_headlines(record: MultiBSPRecord) -> list:
     """r, g and L of every level, and measured / predicted at the largest vector."""
     d = record.derived
-    out = [Headline("r (DAXPY, one core)", finite(d.rate), "flop/s", "higher")]
+    out = [Headline(f"r ({d.r_label.split(' (')[0]}, one core)", finite(d.r), "flop/s", "higher")]
+    if d.peak_rate is not None:
+        out.append(Headline("DAXPY, one core", finite(d.rate), "flop/s", "higher"))
     for lv in d.levels:
         out.append(Headline(f"level {lv.level} g", finite(lv.g), "flops/word", "lower"))
         out.append(Headline(f"level {lv.level} L", finite(lv.L), "flops", "lower"))

@@ -8,8 +8,8 @@ from ._records import MultiBSPRecord
 
 def multibsp_rows(record: MultiBSPRecord) -> list[Row]:
     """Per level of the tree (parameter "level"): g and L (the mean over its
-    components) and p and m where the level is homogeneous; the DAXPY and
-    inner-product rates; per component ("... pus A-B" names its first and
+    components) and p and m where the level is homogeneous; the DAXPY,
+    peak (r, absent in files before it) and inner-product rates; per component ("... pus A-B" names its first and
     last PU) the superstep cost per h (parameter "h"); per vector length of
     the inner product (parameter "n_doubles") the measured and predicted
     times and their ratio (also with r per memory level); the slowest
@@ -28,6 +28,7 @@ def multibsp_rows(record: MultiBSPRecord) -> list[Row]:
                 f"superstep_cost level {lv.level}"
             out.curve(name, "h", range(len(c.flops)), c.flops, "flops", "median")
     out.add("daxpy_rate", d.rate, "flop/s", "derived")
+    out.add("peak_rate", d.peak_rate, "flop/s", "max")
     out.add("inner_product_kernel_rate", d.inner_product_kernel_rate, "flop/s", "derived")
     points = [v.n for v in d.inner_product]
     out.curve("inner_product_measured", "n_doubles", points, [v.measured_s for v in d.inner_product], "s", "median")

@@ -121,9 +121,23 @@ def not_shown_html(all_views: list[RecordView], label: str = "This results file"
                     f"others ({states}) are counted, not shown: hpcbench show prints every record.", class_="note")
 
 
-def context_table(results: Results) -> str:
-    """The machine context as a two-column table (or a line saying the file has none)."""
-    facts = context_rows(results.context)
+def measured_rows(all_views: list[RecordView]) -> list[tuple[str, str]]:
+    """(label, text) of the figures the benchmarks give about the machine
+    itself (STREAM Triad, peak FLOP/s), with the node where several nodes
+    measured them, in the order the benchmarks ran."""
+    nodes = {v.node for v in all_views if v.machine_figures}
+    out = []
+    for v in all_views:
+        for h in v.machine_figures:
+            where = f" ({v.node})" if len(nodes) > 1 else ""
+            out.append((f"{h.label}{where}", f"{h.text()} (measured)"))
+    return out
+
+
+def context_table(results: Results, all_views: list[RecordView] | None = None) -> str:
+    """The machine context as a two-column table (or a line saying the file
+    has none), followed by the machine figures the run measured."""
+    facts = context_rows(results.context) + measured_rows(all_views or [])
     if not facts:
         return tag("p", "This results file records no machine context.", class_="note")
     return rows([[esc(k), esc(v)] for k, v in facts], class_="context")
@@ -153,7 +167,7 @@ def single_page(results: Results, figures: bool = True) -> tuple[str, Views]:
     all_views, note = views(results, figures)
     source = esc(results.path) if results.path else "a run"
     subtitle = f"Results of {esc(results.context.date or '?')} from {source}"
-    body = [tag("section", tag("h2", "Machine") + context_table(results), id="machine")]
+    body = [tag("section", tag("h2", "Machine") + context_table(results, all_views), id="machine")]
     if all_views:
         body.append(_overview(all_views))
         many = {name: group for name, group in groups(all_views).items() if len(group) > 1}

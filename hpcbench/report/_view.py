@@ -35,6 +35,7 @@ class RecordView:
     figure: str | None = None                          #: the <figure> HTML
     figure_note: str | None = None                     #: why the page shows no figure for this record
     headlines: list[Headline] = field(default_factory=list)
+    machine_figures: list[Headline] = field(default_factory=list)   #: for the machine header (Triad, peak FLOP/s)
     problems: list[str] = field(default_factory=list)       #: parts the report could not make, in words
 
     @property
@@ -87,6 +88,7 @@ def record_view(record: Record, anchor: str) -> RecordView:
     view.disagreements = _lines(_attempt(p, "the disagreements", lambda: bench.disagreements(record), []))
     view.warnings = [w for w in view.warnings if w not in view.disagreements]
     view.headlines = list(_attempt(p, "the headline numbers", lambda: bench.headlines(record), []) or [])
+    view.machine_figures = list(_attempt(p, "the machine figures", lambda: bench.machine_figures(record), []) or [])
     return view
 
 
