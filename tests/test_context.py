@@ -15,7 +15,8 @@ from hpcbench._show import summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: Examples recorded after the context gained the launch record (NEW_KEYS): they carry it.
-WITH_LAUNCH_RECORD = {"micro-example.json"}
+WITH_LAUNCH_RECORD = {"micro-example.json", "stream-example.json", "bandwidth-example.json", "peakflops-example.json",
+                      "numa-example.json"}
 EXAMPLES = sorted(p for p in glob.glob(os.path.join(HERE, "..", "hpcbench", "examples", "*-example.json"))
                   if os.path.basename(p) not in WITH_LAUNCH_RECORD)
 NEW_KEYS = ("command_line", "launcher", "binding", "slurm", "mpi_environment", "kernel", "cpu_frequency")
