@@ -7,7 +7,8 @@
 Prints, measured in this run: for each working set (by default the
 benchmark's own, one inside each cache level hwloc reports and one in
 memory) and each kernel, hpcbench's bandwidth (hpcbench.bandwidth.run_kernel
-on one PU, one sample, as likwid-bench times one region) against likwid-bench's test of the same
+on one PU, the median of --samples samples, 3 by default; --samples 1 times
+one region, as likwid-bench does) against likwid-bench's test of the same
 loop and ISA (load_<isa>, store_<isa>, copy_<isa>, update_<isa>,
 triad_<isa>, stream_<isa>; store_mem_<isa> and the other *_mem tests for
 the _nt kernels) at the same working set in bytes, 1 thread pinned to the
@@ -48,7 +49,6 @@ from hpcbench.topology import Topology
 SCRIPT = "bench_bandwidth.py"
 DEFAULT_KERNELS = "load,store,copy,update,triad,store_nt"
 #: hpcbench times one sample per pair, as likwid-bench times one region: like with like.
-SAMPLES = 1
 #: hpcbench / likwid at or above this meets the target.
 TARGET = 0.95
 
@@ -65,9 +65,12 @@ def likwid_rate(likwid, test, working_set, iterations, pu):
     return float(re.search(r"^MByte/s:\s+([0-9.]+)", out, re.M).group(1)) * 1e6
 
 
-def hpcbench_rate(kernel, working_set, isa, volume, pu):
-    """hpcbench's bandwidth of one sample of about `volume` bytes, after one untimed pass (bytes/s)."""
-    run = run_kernel(kernel, [pu], [working_set], isa, volume, SAMPLES)
+def hpcbench_rate(kernel, working_set, isa, volume, pu, samples):
+    """hpcbench's bandwidth, the median of `samples` samples of about `volume`
+    bytes each, after one untimed pass (bytes/s). One sample alone reads
+    memory low: the first sample after the pass read 128 MiB at 40-46 GB/s
+    where the next ones read 43-48 (the lead, 2026-11-27)."""
+    run = run_kernel(kernel, [pu], [working_set], isa, volume, samples)
     rates = aggregate_bandwidth(run.bytes_per_sample[0], run.start_ns[0], run.end_ns[0])
     return float(np.median(rates))
 
@@ -81,7 +84,7 @@ def compare(likwid, kernel, label, size, isa, args, figures):
     iterations = max(10, math.ceil(volume / ws))
     ratios, ours_all, theirs_all = [], [], []
     for r in range(args.runs):
-        pair = [lambda: hpcbench_rate(kernel, ws, isa, volume, args.pu),
+        pair = [lambda: hpcbench_rate(kernel, ws, isa, volume, args.pu, args.samples),
                 lambda: likwid_rate(likwid, test, ws, iterations, args.pu)]
         got = [f() for f in (pair if r % 2 == 0 else pair[::-1])]   # who goes first alternates
         ours, theirs = (got[0], got[1]) if r % 2 == 0 else (got[1], got[0])
@@ -105,13 +108,14 @@ def main():
     ap.add_argument("--volume", type=parse_size, default=512 << 20, help="bytes per timed region (default 512MiB)")
     ap.add_argument("--nt-volume", type=parse_size, default=4 << 30,
                     help="bytes per timed region of the _nt kernels (default 4GiB; see the docstring)")
+    ap.add_argument("--samples", type=int, default=3, help="hpcbench samples per pair, their median (default 3)")
     ap.add_argument("--pu", type=int, default=0, help="the PU both run on (likwid's domain N starts there)")
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--likwid-bench", metavar="PATH", default=os.environ.get("LIKWID_BENCH", "likwid-bench"),
                     help="likwid-bench to compare with (default: $LIKWID_BENCH, else on PATH)")
     args = ap.parse_args()
-    if args.runs < 1:
-        fail(SCRIPT, f"--runs must be at least 1, got {args.runs}")
+    if args.runs < 1 or not 1 <= args.samples <= 1000:
+        fail(SCRIPT, f"--runs must be at least 1 and --samples 1..1000, got {args.runs} and {args.samples}")
     kernels = [k.strip() for k in args.kernels.split(",")]
     unknown = [k for k in kernels if k not in KERNELS]
     if unknown:
