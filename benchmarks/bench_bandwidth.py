@@ -13,6 +13,8 @@ loop and ISA (load_<isa>, store_<isa>, copy_<isa>, update_<isa>,
 triad_<isa>, stream_<isa>; store_mem_<isa> and the other *_mem tests for
 the _nt kernels) at the same working set in bytes, 1 thread pinned to the
 same PU (`-w N:<bytes>B:1`, whose thread runs on the domain's first PU;
+--threads K: K threads on PUs pu.., each its own working set, `-w N:<K x
+bytes>B:K`;
 pass --pu accordingly), in `runs` alternating pairs (which tool goes first
 alternates). Both count bytes alike (loads + stores; likwid-bench's "Data
 volume"), both run about `volume` bytes per timed region (`nt-volume` for
@@ -53,24 +55,27 @@ DEFAULT_KERNELS = "load,store,copy,update,triad,store_nt"
 TARGET = 0.95
 
 
-def likwid_rate(likwid, test, working_set, iterations, pu):
+def likwid_rate(likwid, test, working_set, iterations, pu, threads):
     """likwid-bench's MByte/s (its data volume over its time) as bytes/s,
-    one thread on the domain N's first PU; checks the size and the PU."""
-    out = subprocess.run([likwid, "-t", test, "-w", f"N:{working_set}B:1", "-i", str(iterations)],
+    `threads` threads from the domain N's first PU, each on `working_set`
+    bytes (-w gives the total); checks the size and the first PU."""
+    total = working_set * threads
+    out = subprocess.run([likwid, "-t", test, "-w", f"N:{total}B:{threads}", "-i", str(iterations)],
                          capture_output=True, text=True, check=True).stdout
     size = int(re.search(r"^Size \(Byte\):\s+(\d+)", out, re.M).group(1))
     on = int(re.search(r"running on hwthread (\d+)", out).group(1))
-    if on != pu or abs(size - working_set) > 0.02 * working_set:
-        raise RuntimeError(f"likwid-bench {test} ran {size} bytes on PU {on}, not {working_set} on {pu}")
+    if on != pu or abs(size - total) > 0.02 * total:
+        raise RuntimeError(f"likwid-bench {test} ran {size} bytes from PU {on}, not {total} from {pu}")
     return float(re.search(r"^MByte/s:\s+([0-9.]+)", out, re.M).group(1)) * 1e6
 
 
-def hpcbench_rate(kernel, working_set, isa, volume, pu, samples):
+def hpcbench_rate(kernel, working_set, isa, volume, pus, samples):
     """hpcbench's bandwidth, the median of `samples` samples of about `volume`
     bytes each, after one untimed pass (bytes/s). One sample alone reads
     memory low: the first sample after the pass read 128 MiB at 40-46 GB/s
-    where the next ones read 43-48 (the lead, 2026-11-27)."""
-    run = run_kernel(kernel, [pu], [working_set], isa, volume, samples)
+    where the next ones read 43-48 (the lead, 2026-11-27). Several PUs: each
+    member its own working set, all bytes over the first start to the last end."""
+    run = run_kernel(kernel, pus, [working_set], isa, volume, samples)
     rates = aggregate_bandwidth(run.bytes_per_sample[0], run.start_ns[0], run.end_ns[0])
     return float(np.median(rates))
 
@@ -84,8 +89,9 @@ def compare(likwid, kernel, label, size, isa, args, figures):
     iterations = max(10, math.ceil(volume / ws))
     ratios, ours_all, theirs_all = [], [], []
     for r in range(args.runs):
-        pair = [lambda: hpcbench_rate(kernel, ws, isa, volume, args.pu, args.samples),
-                lambda: likwid_rate(likwid, test, ws, iterations, args.pu)]
+        pair = [lambda: hpcbench_rate(kernel, ws, isa, volume, list(range(args.pu, args.pu + args.threads)),
+                                      args.samples),
+                lambda: likwid_rate(likwid, test, ws, iterations, args.pu, args.threads)]
         got = [f() for f in (pair if r % 2 == 0 else pair[::-1])]   # who goes first alternates
         ours, theirs = (got[0], got[1]) if r % 2 == 0 else (got[1], got[0])
         ratios.append(ours / theirs)
@@ -108,14 +114,17 @@ def main():
     ap.add_argument("--volume", type=parse_size, default=512 << 20, help="bytes per timed region (default 512MiB)")
     ap.add_argument("--nt-volume", type=parse_size, default=4 << 30,
                     help="bytes per timed region of the _nt kernels (default 4GiB; see the docstring)")
+    ap.add_argument("--threads", type=int, default=1, help="threads of both, on PUs pu, pu+1, ... (default 1); "
+                    "the working sets are per thread")
     ap.add_argument("--samples", type=int, default=3, help="hpcbench samples per pair, their median (default 3)")
     ap.add_argument("--pu", type=int, default=0, help="the PU both run on (likwid's domain N starts there)")
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--likwid-bench", metavar="PATH", default=os.environ.get("LIKWID_BENCH", "likwid-bench"),
                     help="likwid-bench to compare with (default: $LIKWID_BENCH, else on PATH)")
     args = ap.parse_args()
-    if args.runs < 1 or not 1 <= args.samples <= 1000:
-        fail(SCRIPT, f"--runs must be at least 1 and --samples 1..1000, got {args.runs} and {args.samples}")
+    if args.runs < 1 or not 1 <= args.samples <= 1000 or not 1 <= args.threads <= (os.cpu_count() or 1):
+        fail(SCRIPT, f"--runs must be at least 1, --samples 1..1000 and --threads 1..{os.cpu_count()}, got "
+                     f"{args.runs}, {args.samples} and {args.threads}")
     kernels = [k.strip() for k in args.kernels.split(",")]
     unknown = [k for k in kernels if k not in KERNELS]
     if unknown:
@@ -134,7 +143,8 @@ def main():
     levels = [(format_size(s), s) for s in sizes] if sizes else [(lv.label, lv.size)
                                                                  for lv in level_sizes(topo, args.pu)]
     figures = {"isa": isa, "pu": args.pu, "volume": args.volume, "runs": args.runs, "rows": []}
-    print(f"hpcbench bandwidth / likwid-bench, 1 thread on PU {args.pu}, {isa}, {args.runs} alternating pairs, "
+    print(f"hpcbench bandwidth / likwid-bench, {args.threads} thread(s) from PU {args.pu}, {isa}, "
+          f"{args.runs} alternating pairs, "
           f"~{format_size(args.volume)} per timed region (GB/s, loads + stores; target >= {TARGET}); "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"  {'kernel':<16}{'likwid test':<20}{'level':<8}{'working set':>11}{'hpcbench':>10}{'likwid':>9}"
