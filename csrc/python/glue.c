@@ -308,3 +308,28 @@ PyObject *glue_verdict(PyObject *module, int check_status, const struct hpcb_why
         return NULL;
     Py_RETURN_NONE;
 }
+
+PyObject *glue_with_topology(PyObject *module, const struct hpcb_topo_params *p, const char *what,
+                             glue_topology_use use)
+{
+    struct hpcb_why why = {0};
+    if (glue_status(module, hpcb_topo_check(p, &why), &why, what) != 0)
+        return NULL;
+    hwloc_topology_t topo;
+    int rc;
+    if (p->kind == HPCB_TOPO_THIS_MACHINE && !p->io) {   /* shared: loaded once, never destroyed */
+        rc = hpcb_topo_machine(&topo);
+        return rc != HPCB_OK ? glue_raise(module, rc, NULL, what) : use(module, topo);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    rc = hpcb_topo_load(p, &topo);
+    Py_END_ALLOW_THREADS
+    if (rc == HPCB_EINVAL)   /* the check passed: hwloc refused what the file or string says */
+        return PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
+                            p->kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology", p->source);
+    if (rc != HPCB_OK)
+        return glue_raise(module, rc, NULL, what);
+    PyObject *result = use(module, topo);
+    hwloc_topology_destroy(topo);
+    return result;
+}

@@ -39,6 +39,7 @@
 #include "../kernels/traverse.h"
 #include "../kernels/wavefront.h"
 #include "../kernels/wavefront_wg.h"
+#include "../runtime/topo.h"
 #include "../runtime/why.h"
 
 /* ---- module state (multi-phase init: one per module object) ------------- */
@@ -96,6 +97,18 @@ int glue_counts(PyObject *module, const struct glue_count *counts, size_t n);
 #define GLUE_COUNTS(module, ...)                                                  \
     glue_counts((module), (const struct glue_count[]){__VA_ARGS__},                 \
                 sizeof((const struct glue_count[]){__VA_ARGS__}) / sizeof(struct glue_count))
+
+/* ---- topologies ---------------------------------------------------------- */
+
+/* What a function does with a loaded topology (it must not keep it). */
+typedef PyObject *(*glue_topology_use)(PyObject *module, hwloc_topology_t topo);
+
+/* use(module, the topology p names), after hpcb_topo_check: this machine's
+ * shared topology (without I/O), or one hwloc loads without the GIL and that
+ * is destroyed after; a file or string hwloc refuses is a ValueError naming
+ * it. `what` names the Python function in the other errors. */
+PyObject *glue_with_topology(PyObject *module, const struct hpcb_topo_params *p, const char *what,
+                             glue_topology_use use);
 
 /* ---- one kernel call ---------------------------------------------------- */
 

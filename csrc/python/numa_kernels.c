@@ -108,27 +108,9 @@ static PyObject *distances_of(PyObject *self, hwloc_topology_t topo)
 static PyObject *numa_distances(PyObject *self, PyObject *args)
 {
     struct hpcb_topo_params p = {.source = NULL};
-    struct hpcb_why why = {0};
-    if (!PyArg_ParseTuple(args, "i|z:numa_distances", &p.kind, &p.source) ||
-        glue_status(self, hpcb_topo_check(&p, &why), &why, "numa_distances") != 0)
+    if (!PyArg_ParseTuple(args, "i|z:numa_distances", &p.kind, &p.source))
         return NULL;
-    hwloc_topology_t topo;
-    int rc;
-    if (p.kind == HPCB_TOPO_THIS_MACHINE) {
-        rc = hpcb_topo_machine(&topo);
-        return rc != HPCB_OK ? glue_raise(self, rc, NULL, "numa_distances") : distances_of(self, topo);
-    }
-    Py_BEGIN_ALLOW_THREADS
-    rc = hpcb_topo_load(&p, &topo);
-    Py_END_ALLOW_THREADS
-    if (rc == HPCB_EINVAL)
-        return PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
-                            p.kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology", p.source);
-    if (rc != HPCB_OK)
-        return glue_raise(self, rc, NULL, "numa_distances");
-    PyObject *result = distances_of(self, topo);
-    hwloc_topology_destroy(topo);
-    return result;
+    return glue_with_topology(self, &p, "numa_distances", distances_of);
 }
 
 PyMethodDef glue_numa_methods[] = {

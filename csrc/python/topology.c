@@ -138,30 +138,17 @@ static PyObject *describe_topology(hwloc_topology_t topo)
     return result;
 }
 
+static PyObject *describe_with_module(PyObject *module, hwloc_topology_t topo)
+{
+    return describe_topology(topo);
+}
+
 static PyObject *topology_describe(PyObject *self, PyObject *args)
 {
     struct hpcb_topo_params p = {.source = NULL};
-    struct hpcb_why why = {0};
-    if (!PyArg_ParseTuple(args, "i|z:topology_describe", &p.kind, &p.source) ||
-        glue_status(self, hpcb_topo_check(&p, &why), &why, "topology_describe") != 0)
+    if (!PyArg_ParseTuple(args, "i|z:topology_describe", &p.kind, &p.source))
         return NULL;
-    hwloc_topology_t topo;
-    int rc;
-    if (p.kind == HPCB_TOPO_THIS_MACHINE) {
-        rc = hpcb_topo_machine(&topo);
-        return rc != HPCB_OK ? glue_raise(self, rc, NULL, "loading this machine's topology") : describe_topology(topo);
-    }
-    Py_BEGIN_ALLOW_THREADS
-    rc = hpcb_topo_load(&p, &topo);
-    Py_END_ALLOW_THREADS
-    if (rc == HPCB_EINVAL)   /* the check passed: hwloc refused what the file or string says */
-        return PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
-                            p.kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology", p.source);
-    if (rc != HPCB_OK)
-        return glue_raise(self, rc, NULL, "topology_describe");
-    PyObject *result = describe_topology(topo);
-    hwloc_topology_destroy(topo);
-    return result;
+    return glue_with_topology(self, &p, "topology_describe", describe_with_module);
 }
 
 /* The network OS devices of a topology loaded with I/O: [{"name", "kind",
@@ -185,26 +172,17 @@ static PyObject *describe_network_devices(hwloc_topology_t topo)
     return list;
 }
 
+static PyObject *devices_with_module(PyObject *module, hwloc_topology_t topo)
+{
+    return describe_network_devices(topo);
+}
+
 static PyObject *network_devices(PyObject *self, PyObject *args)
 {
     struct hpcb_topo_params p = {.source = NULL, .io = 1};
-    struct hpcb_why why = {0};
-    if (!PyArg_ParseTuple(args, "i|z:network_devices", &p.kind, &p.source) ||
-        glue_status(self, hpcb_topo_check(&p, &why), &why, "network_devices") != 0)
+    if (!PyArg_ParseTuple(args, "i|z:network_devices", &p.kind, &p.source))
         return NULL;
-    hwloc_topology_t topo;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = hpcb_topo_load(&p, &topo);
-    Py_END_ALLOW_THREADS
-    if (rc == HPCB_EINVAL)
-        return PyErr_Format(PyExc_ValueError, "hwloc could not load the %s %s",
-                            p.kind == HPCB_TOPO_XML_FILE ? "XML topology file" : "synthetic topology", p.source);
-    if (rc != HPCB_OK)
-        return glue_raise(self, rc, NULL, "network_devices");
-    PyObject *result = describe_network_devices(topo);
-    hwloc_topology_destroy(topo);
-    return result;
+    return glue_with_topology(self, &p, "network_devices", devices_with_module);
 }
 
 static PyObject *bind_thread(PyObject *self, PyObject *args)
