@@ -62,6 +62,7 @@ SOURCES = [
     "csrc/kernels/overlap.c",
     "csrc/kernels/contention.c",
     "csrc/kernels/shift.c",
+    "csrc/kernels/flow.c",
     "csrc/kernels/micro.c",
     "csrc/kernels/micro_p2p.c",
     "csrc/kernels/micro_coll.c",

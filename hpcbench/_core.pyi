@@ -330,6 +330,10 @@ def rma_available(comm: Any, /) -> bool:
 def shift_times(comm: Any, dest: int, source: int, bytes: int, warmup: int, iterations: int, /) -> _F64:
     """Ticks of each iteration sending `bytes` bytes to dest while receiving from source (NaN if dest < 0)."""
 
+def flow_times(comm: Any, dest: int, source: int, bytes: int, warmup: int, iterations: int, /) -> _F64:
+    """Ticks, shape (2, iterations), from each iteration's barrier to the completion of the send to dest (row 0,
+    NaN if dest < 0) and of the receive from source (row 1, NaN if source < 0)."""
+
 def echo_contention(comm: Any, role: int, partner: int, load_sender: int, bytes: int, load_bytes: int,
                     warmup: int, iterations: int, /) -> tuple[_F64, int, float]:
     """An echo timed while a load pair streams messages of load_bytes bytes (role ROLE_*).

@@ -5,7 +5,8 @@ label and prints the ratio of each."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from ._format import format_size
 
@@ -21,12 +22,22 @@ class Headline:
     latency 8 B"); the side-by-side report pairs the numbers of two records
     by it. value: in `unit` (bytes, s, bytes/s, flop/s, flops, flops/word,
     ratio, count or %), None where the record has no finite value. better:
-    "higher", "lower", or None where neither is (a cache size)."""
+    "higher", "lower", or None where neither is (a cache size). samples:
+    the stored per-sample values behind `value`, in `unit` (the echo's
+    one-way times at 8 B, STREAM's repetitions), or None where the record
+    keeps none; `hpcbench check` tests two runs' samples against each other
+    (Mann-Whitney U) where both have them (docs/check.md). tolerance: how
+    far (a share of the value) this figure moves between runs of an
+    unchanged machine, where the benchmark knows it to move more than
+    check's --min-change (a map's pair, a fitted figure): a change within
+    it is no finding, whatever a test says; None: check's default."""
 
     label: str
     value: float | None
     unit: str
     better: str | None = None
+    samples: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
+    tolerance: float | None = None
 
     def text(self) -> str:
         """The value in words with a readable unit ('1.52 us', '32 KiB', '9.39 GB/s')."""
@@ -64,6 +75,20 @@ def ratio(a: Headline | None, b: Headline | None) -> float | None:
     if not (math.isfinite(a.value) and math.isfinite(b.value)) or a.value == 0:
         return None
     return b.value / a.value
+
+
+def sample_tuple(values: Iterable[float] | None, scale: float = 1.0) -> tuple[float, ...] | None:
+    """The finite values times `scale` as a Headline's samples; None where
+    there are none or the stored samples are not a flat list of numbers
+    (an odd or hand-edited file: the headline then has no samples)."""
+    if values is None:
+        return None
+    try:
+        out = tuple(float(v) * scale for v in values)
+    except (TypeError, ValueError):
+        return None
+    out = tuple(v for v in out if math.isfinite(v))
+    return out or None
 
 
 def finite(value: float | None) -> float | None:

@@ -22,6 +22,7 @@ package, listed once in hpcbench/_registry.py. It declares:
   `disagreements(record)`, where the measurement contradicts what the
   machine reports or its own model; `headlines(record)`, the numbers a
   side-by-side report of two results files compares (`Headline`);
+  `failed_fits(record)`, fitted figures that came out non-physical;
 * `tidy(record)` (optional): the record's rows of the tidy export
   (hpcbench._tidy.Row: `show --format csv|json`, `Results.to_frame()`); by
   default one row per headline.
@@ -290,6 +291,13 @@ class Benchmark(Generic[O, R]):
         """The numbers of an ok record that a side-by-side report of two
         results files compares (a list of hpcbench._headline.Headline, labels
         unique within the record). None by default."""
+        return []
+
+    def failed_fits(self, record: R) -> list[str]:
+        """Fits of an ok record that came out non-physical (a negative
+        per-hop cost or latency intercept), one line each with why
+        (hpcbench._physical): the report shows them as fits that failed,
+        never as findings. None by default."""
         return []
 
     def machine_figures(self, record: R) -> list[Headline]:

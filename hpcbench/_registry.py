@@ -4,7 +4,7 @@ One line per benchmark. Order matters: shared-caches reads the curve the
 cache benchmark measured earlier in the same run."""
 from __future__ import annotations
 
-from . import bandwidth, cache, comm, flops, memory, micro, multibsp, network, numa, stream
+from . import bandwidth, cache, comm, flops, memory, micro, multibsp, netmap, network, numa, stream
 from ._protocol import AnyBenchmark, Job
 from ._record import Record
 from .comm import matrix
@@ -26,6 +26,8 @@ BENCHMARKS: tuple[AnyBenchmark, ...] = (
     micro.RMA_BENCHMARK,
     network.DISTANCE_BENCHMARK,
     network.ACCESS_BENCHMARK,
+    netmap.NETWORK_MAP_BENCHMARK,
+    netmap.BISECTION_BENCHMARK,
 )
 
 _BY_NAME = {b.name: b for b in BENCHMARKS}

@@ -114,7 +114,7 @@ def test_domains_do_not_import_the_registry_or_the_cli(package):
 
 LAZY_PACKAGES = ["hpcbench", "hpcbench.cache", "hpcbench.comm", "hpcbench.comm.matrix", "hpcbench.memory",
                  "hpcbench.multibsp", "hpcbench.network", "hpcbench.topology", "hpcbench.stream",
-                 "hpcbench.bandwidth", "hpcbench.flops", "hpcbench.numa"]
+                 "hpcbench.bandwidth", "hpcbench.flops", "hpcbench.numa", "hpcbench.netmap"]
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)

@@ -22,8 +22,10 @@ matplotlib = pytest.importorskip("matplotlib")
                                                       ("bandwidth.ipynb", "table", 2),
                                                       ("flops.ipynb", "rates", 1),
                                                       ("numa.ipynb", "ratios", 1),
+                                                      ("check.ipynb", "verdicts", 1),
                                                       ("mapping.ipynb", "mapping", 1),
                                                       ("predict.ipynb", "errors", 3),
+                                                      ("history.ipynb", "moves", 1),
                                                       pytest.param("simulate.ipynb", "improvements", 4,
                                                                    marks=pytest.mark.slow)])
 def test_notebook_runs(name, produced, figures, monkeypatch):

@@ -18,7 +18,8 @@ from hpcbench.topology import Topology
 
 PREFIXES = {"cache": "--cache-", "shared-caches": "--shared-", "memory": "--memory-", "stream": "--stream-",
             "bandwidth": "--bw-", "peakflops": "--flops-", "numa": "--numa-", "multibsp": "--mbsp-",
-            "comm": "--comm-", "matrix": "--matrix-", "distance": "--net-", "network-access": "--net-"}
+            "comm": "--comm-", "matrix": "--matrix-", "distance": "--net-", "network-access": "--net-",
+            "network-map": "--map-", "bisection": "--bisection-"}
 # The OSU/IMB families share one options type: the sampling flags are --comm-*, each family's own
 # tests --p2p-*, --coll-*, --nbc-*, --rma-* (the window and pairs are p2p's words, as OSU's).
 MICRO = ("--comm-", "--p2p-", "--coll-", "--nbc-", "--rma-")

@@ -9,8 +9,9 @@ import pytest
 
 PACKAGES = ["hpcbench", "hpcbench.topology", "hpcbench.cache", "hpcbench.memory", "hpcbench.stream",
             "hpcbench.bandwidth", "hpcbench.flops", "hpcbench.numa", "hpcbench.comm",
-            "hpcbench.comm.matrix", "hpcbench.micro", "hpcbench.network", "hpcbench.multibsp", "hpcbench.report",
-            "hpcbench.mapping", "hpcbench.predict", "hpcbench.cli"]
+            "hpcbench.comm.matrix", "hpcbench.micro", "hpcbench.network", "hpcbench.netmap", "hpcbench.multibsp",
+            "hpcbench.report", "hpcbench.mapping", "hpcbench.predict", "hpcbench.check", "hpcbench.history",
+            "hpcbench.cli"]
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "public_api.txt")
 
 

@@ -33,6 +33,7 @@ from hpcbench.cli import main
 from hpcbench.report import ReportError, comparison_html, report_html, write_report
 from hpcbench.report._compare import pair_views, verdict
 from hpcbench.report._page import single_page
+from hpcbench.report._repeats import new_lines
 from hpcbench.report._view import RecordView
 from hpcbench.report._write import default_report_path
 
@@ -45,7 +46,7 @@ SCREENSHOTS = os.path.join(ROOT, "build", "report-screenshots")
 #: Benchmarks whose records this branch taught the report to explain.
 EXPLAINED = {"cache", "shared-caches", "memory", "stream",
              "bandwidth", "peakflops", "numa", "multibsp", "comm", "distance", "network-access", "matrix", "p2p",
-             "collectives", "nbc", "rma"}
+             "collectives", "nbc", "rma", "network-map", "bisection"}
 #: The tests of `pages` (drawing every example's report takes 25 s here) and the fuzz corpus's reports: not in
 #: tools/test.sh --fast, whose report tests are the ones below that draw one page each.
 SLOW = pytest.mark.slow
@@ -135,7 +136,7 @@ def test_the_report_of_every_example_holds_every_record(pages, path):
     assert html_errors(text) == []
     assert os.path.getsize(target) < 5 << 20
     # one section per record, each with its figure (ok records), table and meaning; nothing left out
-    assert text.count('<section id="') == 2 + len(results.benchmarks)      # machine, overview, records
+    assert text.count('<section id="') == 3 + len(results.benchmarks)      # answer, machine, overview, records
     assert text.count("<figure><img") == sum(r.ok for r in results.benchmarks)
     assert "Not shown" not in text
     for rec in results.benchmarks:
@@ -144,7 +145,8 @@ def test_the_report_of_every_example_holds_every_record(pages, path):
             assert html.escape(line) in text
         meaning = bench.meaning(rec)
         assert meaning and all(html.escape(m) in text for m in meaning)
-        for finding in bench.disagreements(rec) + list(rec.warnings or []):
+        # each finding once: a warning that repeats a disagreement in other words is not said again
+        for finding in new_lines(bench.disagreements(rec) + list(rec.warnings or []), []):
             assert html.escape(finding) in text
     # the machine context
     ctx = results.context
@@ -247,14 +249,15 @@ def test_the_html_check_finds_what_a_browser_forgives(bad, words):
 @SLOW
 def test_many_nodes_get_one_table_and_the_telling_figures(pages):
     """8 cache records: one table of their numbers against the median (n5's
-    L2 latency marked), figures for 4 of them (the first, then the most
+    L2 latency marked and named by the robust rule), figures for 4 of them (the first, then the most
     unusual: n5), every record still with its section and table."""
     _, text, _ = pages["nodes"]
     assert html_errors(text) == []
     across = text.split('id="across-cache"')[1].split("</section>")[0]
     assert across.count("<tr") == 1 + 1 + 8                    # header, median, one per node
     n5 = [r for r in across.split("<tr") if ">n5<" in r][0]
-    assert 'class="differs"' in n5 and '<span class="worse">' in n5 and "1 number(s) more than 10%" in across
+    assert 'class="differs"' in n5 and '<span class="worse">' in n5 and "1 figure(s) out of line" in across
+    assert "<li>n5: L2 latency " in across and across.count("<li>") == 1     # named, with its evidence
     assert text.count("<figure><img") == 4 and text.count("Figure not drawn: this file holds 8 cache records") == 4
     for node in ("n0", "n5"):
         assert "<figure><img" in text.split(f'id="cache-{node}"')[1].split("</section>")[0]
@@ -283,7 +286,7 @@ def test_the_command_says_what_it_wrote(tmp_path):
     status, out, err = cli("report", example("node-example.json"), "-o", str(tmp_path / "r.html"))
     assert status == 0 and err == ""
     assert out.strip() == f"report written to {tmp_path / 'r.html'}: 3 benchmark records (3 ok); 3 disagreements, " \
-                          "3 warnings"
+                          "1 warning"
 
 
 # ---- side by side -----------------------------------------------------------------------------------

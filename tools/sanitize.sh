@@ -48,4 +48,6 @@ if [[ "$mpi_version" == *"Open MPI"* || "$mpi_version" == *"OpenRTE"* ]]; then
     sanitized_check mpi_micro_p2p_check.py 2 4
     # The micro-benchmarks' collectives: every collective in every mode (blocking, pure, overlap, CPU).
     sanitized_check mpi_micro_coll_check.py 2 4
+    # The flow kernel of the network map and the bisections: a ring, one pair alone, its check.
+    sanitized_check mpi_flow_check.py 2 3
 fi

@@ -160,6 +160,20 @@ static PyObject *shift_times(PyObject *self, PyObject *args)
     return comm_samples(self, &c, hpcb_shift_check(p, &c.why), p->iterations, &c.out.shift.ticks);
 }
 
+static PyObject *flow_times(PyObject *self, PyObject *args)
+{
+    struct glue_call c = {.kernel = GLUE_FLOW, .what = "flow_times"};
+    struct hpcb_flow_params *p = &c.p.flow;
+    long long bytes, warmup, iterations;
+    if (!PyArg_ParseTuple(args, "O&iiLLL:flow_times", comm_converter, &p->comm, &p->dest, &p->source, &bytes,
+                          &warmup, &iterations) ||
+        GLUE_COUNTS(self, {"bytes", bytes, &p->bytes}, {"warmup", warmup, &p->warmup},
+                    {"iterations", iterations, &p->iterations}) != 0)
+        return NULL;
+    const struct glue_samples samples[] = {{&c.out.flow.ticks, 2, p->iterations}};
+    return glue_run(self, &c, hpcb_flow_check(p, &c.why), samples, 1, "");
+}
+
 PyMethodDef glue_comm_methods[] = {
     {"barrier_times", barrier_times, METH_VARARGS,
      "barrier_times(comm, warmup=10, samples=100) -> ns per barrier on this rank"},
@@ -186,6 +200,9 @@ PyMethodDef glue_comm_methods[] = {
      "(mode OVERLAP_*; OVERLAP_INTERLEAVED: shape (4, iterations), one row per timed mode; NaN if partner < 0)"},
     {"shift_times", shift_times, METH_VARARGS,
      "shift_times(comm, dest, source, bytes, warmup, iterations) -> ticks per iteration (NaN if dest < 0)"},
+    {"flow_times", flow_times, METH_VARARGS,
+     "flow_times(comm, dest, source, bytes, warmup, iterations) -> ticks, shape (2, iterations): row 0 from the "
+     "barrier to the send's completion (NaN if dest < 0), row 1 to the receive's (NaN if source < 0)"},
     {"echo_contention", echo_contention, METH_VARARGS,
      "echo_contention(comm, role, partner, load_sender, bytes, load_bytes, warmup, iterations) -> "
      "(ticks, load_messages, load_ticks) (role ROLE_*)"},

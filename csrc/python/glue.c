@@ -225,6 +225,7 @@ static int run_kernel(struct glue_call *c)
     case GLUE_OVERLAP: return hpcb_overlap_run(&c->p.overlap, &c->out.overlap);
     case GLUE_CONTENTION: return hpcb_contention_run(&c->p.contention, &c->out.contention);
     case GLUE_SHIFT: return hpcb_shift_run(&c->p.shift, &c->out.shift);
+    case GLUE_FLOW: return hpcb_flow_run(&c->p.flow, &c->out.flow);
     case GLUE_MICRO: return hpcb_micro_run(&c->p.micro, &c->out.micro);
     case GLUE_HCOMM: return hpcb_hcomm_run(&c->p.hcomm, &c->out.hcomm);
     case GLUE_INNER_PRODUCT: return hpcb_inner_product_run(&c->p.inner_product, &c->out.inner_product);

@@ -35,6 +35,7 @@
 #include "../kernels/overlap.h"
 #include "../kernels/p2p.h"
 #include "../kernels/shift.h"
+#include "../kernels/flow.h"
 #include "../kernels/stream.h"
 #include "../kernels/traverse.h"
 #include "../kernels/wavefront.h"
@@ -119,7 +120,7 @@ PyObject *glue_with_topology(PyObject *module, const struct hpcb_topo_params *p,
 enum glue_kernel {
     GLUE_TRAVERSE, GLUE_CHASE, GLUE_LOAD, GLUE_COPY, GLUE_DAXPY,
     GLUE_STREAM, GLUE_BANDWIDTH, GLUE_FLOPS, GLUE_NUMA,
-    GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_OVERHEAD, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT,
+    GLUE_BARRIER, GLUE_ECHO, GLUE_EXCHANGE, GLUE_OVERHEAD, GLUE_BCAST, GLUE_ALLREDUCE, GLUE_OVERLAP, GLUE_CONTENTION, GLUE_SHIFT, GLUE_FLOW,
     GLUE_MICRO,
     GLUE_HCOMM, GLUE_INNER_PRODUCT, GLUE_SUMSQ_RATE,
     GLUE_MATRIX, GLUE_WAVEFRONT, GLUE_WAVEFRONT_WG
@@ -144,6 +145,7 @@ struct glue_call {
         struct hpcb_overlap_params overlap;
         struct hpcb_contention_params contention;
         struct hpcb_shift_params shift;
+        struct hpcb_flow_params flow;
         struct hpcb_micro_params micro;
         struct hpcb_hcomm_params hcomm;
         struct hpcb_inner_product_params inner_product;
@@ -168,6 +170,7 @@ struct glue_call {
         struct hpcb_overlap_out overlap;
         struct hpcb_contention_out contention;
         struct hpcb_shift_out shift;
+        struct hpcb_flow_out flow;
         struct hpcb_micro_out micro;
         struct hpcb_hcomm_out hcomm;
         struct hpcb_inner_product_out inner_product;

@@ -14,7 +14,7 @@
  *
  * THE KERNEL CONTRACT. A kernel family <f> (traverse, chase, load, copy,
  * stream, bandwidth, flops, numa, daxpy, p2p, collective, barrier, overlap,
- * contention, shift, micro, hcomm, inner_product, sumsq_rate, matrix,
+ * contention, shift, flow, micro, hcomm, inner_product, sumsq_rate, matrix,
  * wavefront, wavefront_wg) declares, in
  * kernels/<file>.h:
  *

@@ -5,8 +5,8 @@ compared by."""
 from __future__ import annotations
 
 from .._format import format_size, groups_text
-from .._headline import Headline, finite
-from ._records import CacheRecord, MeasuredLevel, SharedCachesRecord, SharedLevelRecord
+from .._headline import Headline, finite, sample_tuple
+from ._records import CacheRaw, CacheRecord, MeasuredLevel, SharedCachesRecord, SharedLevelRecord
 
 #: Steps of a latency curve the report calls "about the same" (ratio below this).
 _SAME = 1.25
@@ -82,20 +82,43 @@ def cache_meaning(record: CacheRecord) -> list[str]:
 def cache_headlines(record: CacheRecord) -> list[Headline]:
     """Size, latency and read bandwidth of each cache level; memory's latency and bandwidth."""
     out = []
+    raw = record.raw
     for lv in _caches(record):
         name = f"L{lv.level}"
         out.append(Headline(f"{name} size", finite(lv.size), "bytes"))
         if lv.latency_ns is not None:
-            out.append(Headline(f"{name} latency", finite(lv.latency_ns * 1e-9), "s", "lower"))
+            out.append(Headline(f"{name} latency", finite(lv.latency_ns * 1e-9), "s", "lower",
+                                _sweep_samples(raw.sizes, raw.ns_per_access, lv.plateau or [], 1e-9)))
         if lv.bandwidth is not None:
-            out.append(Headline(f"{name} read bandwidth", finite(lv.bandwidth), "bytes/s", "higher"))
+            out.append(Headline(f"{name} read bandwidth", finite(lv.bandwidth), "bytes/s", "higher",
+                                _bandwidth_samples(raw, lv.bandwidth_size)))
     m = record.derived.memory
     if m is not None:
         if m.latency_ns is not None:
-            out.append(Headline("memory latency", finite(m.latency_ns * 1e-9), "s", "lower"))
+            plateau = [size for size in raw.sizes if size >= m.from_size]
+            out.append(Headline("memory latency", finite(m.latency_ns * 1e-9), "s", "lower",
+                                _sweep_samples(raw.sizes, raw.ns_per_access, plateau, 1e-9)))
         if m.bandwidth is not None:
-            out.append(Headline("memory read bandwidth (one core)", finite(m.bandwidth), "bytes/s", "higher"))
+            out.append(Headline("memory read bandwidth (one core)", finite(m.bandwidth), "bytes/s", "higher",
+                                _bandwidth_samples(raw, m.bandwidth_size)))
     return out
+
+
+def _sweep_samples(sizes: list[int], samples: object, chosen: list[int], scale: float) -> tuple[float, ...] | None:
+    """Every sample (sizes, passes, samples) at the `chosen` sizes, times
+    `scale`: the samples behind a plateau's latency or a size's bandwidth;
+    None where the record keeps none."""
+    if not isinstance(samples, list) or len(samples) != len(sizes):
+        return None
+    picked = [samples[sizes.index(size)] for size in chosen if size in sizes]
+    flat = [v for per_size in picked for one_pass in (per_size or []) for v in (one_pass or []) if v is not None]
+    return sample_tuple(flat, scale)
+
+
+def _bandwidth_samples(raw: CacheRaw, size: int | None) -> tuple[float, ...] | None:
+    if size is None or raw.bandwidth_sizes is None:
+        return None
+    return _sweep_samples(raw.bandwidth_sizes, raw.bandwidth, [size], 1.0)
 
 
 # ---- shared-caches ---------------------------------------------------------------------------

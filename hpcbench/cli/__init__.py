@@ -7,6 +7,7 @@ _tools.py reads results and gives advice; _report.py writes the HTML report;
 _map.py maps processes onto cores; _predict.py predicts run times (Hammond et al.);
 _doctor.py checks what this machine and launch give a run;
 _sbatch.py writes a Slurm batch script for a run;
+_history.py shows a history folder's trends (and appends a run to it for _run.py);
 _common.py holds what they share.
 
 Start-up is part of the interface: people call `hpcbench show` from scripts
@@ -45,6 +46,8 @@ _GROUPS = {
     "._predict": ("add_predict_parser", {"predict": "cmd_predict"}),
     "._doctor": ("add_doctor_parser", {"doctor": "cmd_doctor"}),
     "._sbatch": ("add_sbatch_parser", {"sbatch": "cmd_sbatch"}),
+    "._history": ("add_history_parser", {"history": "cmd_history"}),
+    "._check": ("add_check_parser", {"check": "cmd_check"}),
 }
 COMMANDS = tuple(name for _, (_, runners) in _GROUPS.items() for name in runners)
 

@@ -22,6 +22,8 @@ SUMMARIES = {
     "predict": "predict run times from measurements (Hammond et al. 2009)",
     "sbatch": "write a Slurm batch script for a run, its --time from the run's estimate",
     "doctor": "check this machine and launch: MPI, binding, hwloc, timer, pages, frequency",
+    "history": "each headline figure's trend over the runs of a history folder, and the runs where it moved",
+    "check": "each headline figure of a results file better, same or worse than a reference; exit 1 on a regression",
 }
 
 

@@ -24,6 +24,9 @@ def add_run_parser(sub: argparse._SubParsersAction[Parser]) -> Parser:
     run.add_argument("--estimate", action="store_true",
                      help="print how long each benchmark would take here, and the total, without measuring "
                           "(docs/slurm.md)")
+    run.add_argument("--history", metavar="DIR",
+                     help="at the end, add a copy of the results file to the history folder DIR (default: "
+                          "$HPCBENCH_HISTORY, if set; see `history`, docs/history.md)")
     add_benchmark_flags(run)
     return run
 

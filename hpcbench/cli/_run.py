@@ -16,6 +16,7 @@ from .._nodes import count_nodes
 from .._protocol import Job
 from ._agree import agree, same_command_line
 from ._common import UsageError
+from ._history import append_to_history, check_run_history
 from ._options import checked_options, deprecation_notes, selected
 from ._report import check_run_report, write_run_report
 
@@ -144,6 +145,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not results.unsaved:
             print(f"results written to {args.output}")
             write_degradation(results, args.output)
+            append_to_history(results, args.history)     # a copy of the complete results file (docs/history.md)
         if args.report:        # also when a save failed: the page keeps what was measured
             write_run_report(results, args.output)
         if results.unsaved:
@@ -188,6 +190,8 @@ def _checked(args: argparse.Namespace, topology: Topology, job: Job,
             raise UsageError(f"hpcbench run: {e}") from None
     if args.report and writes:        # the rank that writes checks where the report goes
         check_run_report(args.output)
+    if writes:        # a history folder that cannot take the run: said before anything is measured
+        check_run_history(args.history)
     return names, options
 
 

@@ -52,7 +52,7 @@ from ._records import (
     SweepFit,
     SweepSamples,
 )
-from ._report import comm_disagreements, comm_headlines, comm_meaning
+from ._report import comm_disagreements, comm_failed_fits, comm_headlines, comm_machine_figures, comm_meaning
 from ._scaling import measure_scaling, scaling_record
 from ._summary import comm_summary
 from ._sweep import SizeSweep, message_sizes, ns_samples
@@ -344,6 +344,12 @@ class CommBenchmark(Benchmark[CommOptions, CommRecord]):
 
     def disagreements(self, record: CommRecord) -> list:
         return comm_disagreements(record)
+
+    def failed_fits(self, record: CommRecord) -> list:
+        return comm_failed_fits(record)
+
+    def machine_figures(self, record: CommRecord) -> list:
+        return comm_machine_figures(record)
 
     def headlines(self, record: CommRecord) -> list:
         return comm_headlines(record)

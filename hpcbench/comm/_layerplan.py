@@ -43,6 +43,9 @@ PAIR_MODES = ("auto", "all")
 DEFAULT_SAMPLE = 8
 
 
+#: The relation of two ranks on different nodes (the report's "between nodes" figures read it).
+OTHER_NODE = "other node"
+
 class PairNamer:
     """What separates two ranks, from their placements and the node's hwloc
     topology (nodes are assumed alike): other node, same PU, same core, same
@@ -62,7 +65,7 @@ class PairNamer:
 
     def __call__(self, a: Placement, b: Placement) -> str:
         if a.node != b.node or a.host != b.host:
-            return "other node"
+            return OTHER_NODE
         if len(a.pus) != 1 or len(b.pus) != 1:
             return "same node (ranks not bound to one PU)"
         pa, pb = a.pus[0], b.pus[0]

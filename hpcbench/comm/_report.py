@@ -6,9 +6,12 @@ from __future__ import annotations
 import math
 
 from .._format import format_size, microseconds
-from .._headline import Headline, finite
+from .._headline import Headline, finite, sample_tuple
+from .._physical import PEAK_RULE, hop_cost_failure, latency_failure, robust_peak
+from ._layerplan import OTHER_NODE
 from ._layerplot import layer_bandwidth, layer_panel_gaps, layer_scalability
-from ._records import CommRecord, SweepFit
+from ._records import CommRecord, SweepFit, SweepSamples
+from ._sanity import OVERLAP_RANGE
 
 #: A slowdown below this is "no measurable effect".
 NO_EFFECT = 1.1
@@ -19,6 +22,29 @@ GOOD_OVERLAP = 50.0
 def _at(fit: SweepFit, size: int) -> float | None:
     """The median time (s) at message size `size`, None where not measured or not finite."""
     return finite(fit.summary.at(size))
+
+
+def _samples_at(raw: SweepSamples, size: int) -> tuple[float, ...] | None:
+    """The stored one-way times (s) at message size `size` (the samples behind its median), None where not kept."""
+    if size not in raw.sizes or not isinstance(raw.samples, list) or len(raw.samples) != len(raw.sizes):
+        return None
+    return sample_tuple(raw.samples[raw.sizes.index(size)], 1e-9)
+
+
+def _time_at(record: CommRecord, kernel: str, size: int, label: str) -> Headline:
+    """The headline of `kernel`'s median time at `size`, with its samples."""
+    return Headline(label, _at(getattr(record.derived, kernel), size), "s", "lower",
+                    _samples_at(getattr(record.raw, kernel), size))
+
+
+def _peak_bandwidth(record: CommRecord) -> Headline:
+    """The echo's peak bandwidth, with the per-sample rates at the size where it peaks."""
+    fit, raw = record.derived.echo, record.raw.echo
+    bandwidth = fit.summary.bandwidth
+    size = fit.summary.sizes[max(range(len(bandwidth)), key=lambda i: bandwidth[i])] if bandwidth else 0
+    times = _samples_at(raw, size) if size > 0 else None
+    rates = tuple(size / t for t in times if t > 0) if times else None
+    return Headline("echo peak bandwidth", finite(fit.peak_bandwidth), "bytes/s", "higher", rates or None)
 
 
 def _gbs(value: float | None) -> str:
@@ -73,12 +99,11 @@ def _layer_curve_lines(record: CommRecord) -> list:
                       "messages pay (Servet: N messages of S bytes cost more than one of N x S)."
                       if worst >= NO_EFFECT else ": the layers scale, concurrent messages do not slow each other."))
     peaks = [(i, lv, *layer_bandwidth(lv)) for i, lv in enumerate(layers)]
-    peaks = [(i, lv, float(sizes[bw.argmax()]), float(bw.max())) for i, lv, sizes, bw in peaks if sizes.size]
+    peaks = [(i, lv, robust_peak(bw)) for i, lv, sizes, bw in peaks if sizes.size]
     if len(peaks) > 1:
-        parts = ", ".join(f"layer {i + 1} ('{lv.name}') {_gbs(peak)} at {format_size(at)}"
-                          for i, lv, at, peak in peaks)
-        lines.append(f"Bandwidth per layer, from its representative pair (Fig. 10c/d): {parts}: the cost of a message "
-                     "depends on the layer it crosses as well as on its size.")
+        parts = ", ".join(f"layer {i + 1} ('{lv.name}') {_gbs(peak)}" for i, lv, peak in peaks)
+        lines.append(f"Bandwidth per layer, from its representative pair (Fig. 10c/d; {PEAK_RULE}): {parts}: the cost "
+                     "of a message depends on the layer it crosses as well as on its size.")
     gaps = layer_panel_gaps(record)
     if gaps:
         lines.append(f"Servet's Fig. 10b-d cannot show everything for this record: {'; '.join(gaps)}.")
@@ -90,9 +115,9 @@ def comm_meaning(record: CommRecord) -> list:
     p, d = record.parameters, record.derived
     e = d.echo
     small = _at(e, 8) or _at(e, 0)
-    lines = [f"A small message between ranks 0 and 1 takes {microseconds(small)} one way; large ones stream at up "
-             f"to {_gbs(e.peak_bandwidth)}, half of that from {format_size(e.n_half or 0)} messages on (n_1/2): "
-             "messages much smaller than that are latency-bound, so aggregate them."]
+    lines = [f"A small message between ranks 0 and 1 takes {microseconds(small)} one way; messages reach "
+             f"{_gbs(echo_peak(record))} ({PEAK_RULE}), half of the highest point from {format_size(e.n_half or 0)} "
+             "on (n_1/2): messages much smaller than that are latency-bound, so aggregate them."]
     ratio = f" (as long as {d.barrier.median / small:.1f} small messages)" if small else ""
     parts = [f"a barrier takes {microseconds(d.barrier.median)}{ratio}"]
     for fit, label in ((d.global_sum, "a global sum of 8 B"), (d.broadcast, "a broadcast of 8 B")):
@@ -109,7 +134,7 @@ def comm_meaning(record: CommRecord) -> list:
                      f"{format_size(p.probe_size)}): where ranks are placed does not change it.")
     lines += _layer_curve_lines(record)
     lines += _overhead_lines(d.layers)
-    pct = [v for row in d.overlap.overlap_percent for v in row if v is not None and math.isfinite(v)]
+    pct = sound_overlaps(record)
     if pct:
         best = max(pct)
         share = "All" if best >= 100 else f"Up to {best:.0f}%"        # above 100%: saved more than the exchange took
@@ -126,8 +151,83 @@ def comm_meaning(record: CommRecord) -> list:
             lines.append(f"A stream between ranks {load}{shares} " +
                          (f"does not slow the echo between {echo} (at most x{worst:.2f})." if worst < NO_EFFECT else
                           f"slows the echo between {echo} by up to x{worst:.2f}: they share a path."))
-    if d.hops and d.hops.model:
+    if d.hops and d.hops.model and hop_failure(record) is None:
         lines.append(f"Each extra hop adds {microseconds(d.hops.model.per_hop)}.")
+    return lines
+
+
+def _overlaps(record: CommRecord) -> list[tuple[float, bool]]:
+    """(overlap %, whether it can be) of every measured cell: not flagged by
+    the run (_sanity.overlap_flags) and within OVERLAP_RANGE, which older
+    records, written before the flags, are checked against here."""
+    ov = record.derived.overlap
+    flagged = {(f.vector_length, f.size) for f in ov.flags or []}
+    return [(v, (ov.vector_lengths[i], ov.sizes[j]) not in flagged and OVERLAP_RANGE[0] <= v <= OVERLAP_RANGE[1])
+            for i, row in enumerate(ov.overlap_percent) for j, v in enumerate(row)
+            if v is not None and math.isfinite(v)]
+
+
+def sound_overlaps(record: CommRecord) -> list[float]:
+    """The overlap percentages that can be (see _overlaps)."""
+    return [v for v, sound in _overlaps(record) if sound]
+
+
+def _overlap_failure(record: CommRecord) -> str | None:
+    """Why the overlap says nothing where no measured cell can be, None where one can."""
+    cells = [v for v, _ in _overlaps(record)]
+    if not cells or sound_overlaps(record):
+        return None
+    return (f"the overlap of exchange with DAXPY failed: none of its {len(cells)} measured cells can be "
+            f"({min(cells):.0f} % to {max(cells):.0f} % of what could be hidden, flagged or outside "
+            f"{OVERLAP_RANGE[0]:.0f} % .. {OVERLAP_RANGE[1]:.0f} %): the times are noise; no overlap is reported")
+
+
+def comm_machine_figures(record: CommRecord) -> list:
+    """Between nodes, where the run spans nodes: the small-message latency
+    and the bandwidth of the largest message of the fastest layer whose
+    pairs are all on different nodes (for the report's machine header and
+    answer). The largest message's, not a peak: a shaped or shared link
+    lets a burst of mid-sized messages through faster than it streams."""
+    apart = [lv for lv in record.derived.layers if set(lv.names) == {OTHER_NODE}]
+    if not apart:
+        return []
+    lv = min(apart, key=lambda layer: layer.latency)
+    sizes, bandwidth = layer_bandwidth(lv)
+    out = [Headline("latency between nodes, 8 B", finite(lv.summary.at(8)), "s", "lower")]
+    if sizes.size:
+        out.append(Headline(f"bandwidth between nodes, {format_size(sizes[-1])}", float(bandwidth[-1]), "bytes/s",
+                            "higher"))
+    return out
+
+
+def echo_peak(record: CommRecord) -> float | None:
+    """The echo's peak bandwidth by the robust rule (_physical.robust_peak), not its one highest point."""
+    return robust_peak(record.derived.echo.summary.bandwidth)
+
+
+def hop_failure(record: CommRecord) -> str | None:
+    """Why the hop model failed (its per-hop cost is not physical), None where it holds or was not fitted."""
+    hops = record.derived.hops
+    if not (hops and hops.model):
+        return None
+    return hop_cost_failure(hops.model.per_hop, microseconds(hops.model.per_hop))
+
+
+def comm_failed_fits(record: CommRecord) -> list:
+    """The fits whose figures are not physical, one line each with why: the
+    hop model, and every regional fit (kernels and layers) with a negative
+    latency. Their figures are not findings (the report says so)."""
+    d = record.derived
+    lines = [why for why in [hop_failure(record), _overlap_failure(record)] if why]
+    kernels = ("echo", "exchange", "broadcast", "global_sum")
+    fits = [(name.replace("_", " "), getattr(d, name, None)) for name in kernels]
+    fits += [(f"layer {i + 1} ('{lv.name}')", lv) for i, lv in enumerate(d.layers)]
+    for name, fit in fits:
+        for r in getattr(fit, "regions", None) or []:
+            why = latency_failure(f"{name} fit over {format_size(r.first)}..{format_size(r.last)}", r.latency,
+                                  microseconds(r.latency))
+            if why:
+                lines.append(why)
     return lines
 
 
@@ -155,13 +255,13 @@ def comm_headlines(record: CommRecord) -> list:
     """Echo latency, peak bandwidth and n_1/2; collectives at 8 B; barrier; DAXPY; each layer's latency, peak
     bandwidth and slowdown with all its pairs at once."""
     d = record.derived
-    out = [Headline("echo latency 0 B", _at(d.echo, 0), "s", "lower"),
-           Headline("echo latency 8 B", _at(d.echo, 8), "s", "lower"),
-           Headline("echo peak bandwidth", finite(d.echo.peak_bandwidth), "bytes/s", "higher"),
+    out = [_time_at(record, "echo", 0, "echo latency 0 B"), _time_at(record, "echo", 8, "echo latency 8 B"),
+           _peak_bandwidth(record),
            Headline("echo n_1/2", finite(d.echo.n_half), "bytes", "lower")]
-    for fit, label in ((d.exchange, "exchange"), (d.broadcast, "broadcast"), (d.global_sum, "global sum")):
-        out.append(Headline(f"{label} 8 B", _at(fit, 8), "s", "lower"))
-    out.append(Headline("barrier", finite(d.barrier.median), "s", "lower"))
+    for kernel, label in (("exchange", "exchange"), ("broadcast", "broadcast"), ("global_sum", "global sum")):
+        out.append(_time_at(record, kernel, 8, f"{label} 8 B"))
+    barrier = record.raw.barrier.get("samples") if isinstance(record.raw.barrier, dict) else None
+    out.append(Headline("barrier", finite(d.barrier.median), "s", "lower", sample_tuple(barrier, 1e-9)))
     out.append(Headline("DAXPY r_inf", finite(d.daxpy.r_inf), "flop/s", "higher"))
     # Layers in order of latency; two may carry one relation's name (the
     # pairs of one relation split by their latencies), so the number counts.
@@ -178,7 +278,7 @@ def _layer_curve_headlines(record: CommRecord) -> list:
     for i, lv in enumerate(record.derived.layers):
         sizes, bandwidth = layer_bandwidth(lv)
         if sizes.size:
-            out.append(Headline(f"layer {i + 1} ('{lv.name}') peak bandwidth", float(bandwidth.max()), "bytes/s",
+            out.append(Headline(f"layer {i + 1} ('{lv.name}') peak bandwidth", robust_peak(bandwidth), "bytes/s",
                                 "higher"))
         pairs, _, slowdown = layer_scalability(lv)
         if pairs.size >= 2:

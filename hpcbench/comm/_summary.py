@@ -20,7 +20,10 @@ def regions_text(regions: list[RegionRecord]) -> str:
     parts = []
     for r in regions:
         bw = f"{r.bandwidth / 1e9:.2f} GB/s" if r.bandwidth else "inf"
-        parts.append(f"[{format_size(r.first)}..{format_size(r.last)}] {microseconds(r.latency)} + N/{bw}")
+        span = f"[{format_size(r.first)}..{format_size(r.last)}]"
+        # A negative latency is no figure (hpcbench._physical): the report lists the fit as failed.
+        parts.append(f"{span} fit failed (negative latency)" if r.latency < 0 else
+                     f"{span} {microseconds(r.latency)} + N/{bw}")
     return "; ".join(parts)
 
 
@@ -47,7 +50,9 @@ def comm_summary(record: CommRecord) -> list:
     if d.contention:
         lines += contention_lines(d.contention)
     if d.hops and d.hops.model:
-        lines.append(f"  hops: per extra hop {microseconds(d.hops.model.per_hop)}")
+        h = d.hops.model.per_hop     # a negative cost is no figure (hpcbench._physical): the fit failed
+        lines.append(f"  hops: per extra hop {microseconds(h)}" if h >= 0 else
+                     f"  hops: per-hop fit failed (negative cost, {microseconds(h)})")
     if d.layer_plan:
         lines += plan_lines(d.layer_plan)
     if d.layers:

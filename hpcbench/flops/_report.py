@@ -1,8 +1,9 @@
 """What `show` and `hpcbench report` say about a peakflops record."""
 from __future__ import annotations
 
-from .._headline import Headline, finite
-from ._records import FlopsRecord
+from .._headline import Headline, finite, sample_tuple
+from ._analysis import sample_rates, together_rates
+from ._records import FlopsRecord, FlopsRun
 
 
 def _gf(value: float | None) -> str:
@@ -53,8 +54,28 @@ def flops_machine_figures(record: FlopsRecord) -> list:
 def flops_headlines(record: FlopsRecord) -> list:
     """The peak per core and per node (widest ISA, double), and every ISA's 1-core rate."""
     d = record.derived
-    out = [Headline("peak per core (double)", finite(d.peak_per_core), "flop/s", "higher"),
-           Headline("peak of the node (double)", finite(d.peak_node), "flop/s", "higher")]
-    out += [Headline(f"{r.isa} {r.precision}, one core", finite(r.per_core), "flop/s", "higher")
+    widest = max((r.cores for r in d.rates if r.isa == d.headline_isa and r.precision == "double"), default=0)
+    out = [Headline("peak per core (double)", finite(d.peak_per_core), "flop/s", "higher",
+                    _run_samples(record, d.headline_isa, "double", 1)),
+           Headline("peak of the node (double)", finite(d.peak_node), "flop/s", "higher",
+                    _run_samples(record, d.headline_isa, "double", widest, together=True))]
+    out += [Headline(f"{r.isa} {r.precision}, one core", finite(r.per_core), "flop/s", "higher",
+                     _run_samples(record, r.isa, r.precision, 1))
             for r in d.rates if r.cores == 1]
     return out
+
+
+def _run_samples(record: FlopsRecord, isa: str, precision: str, cores: int,
+                 together: bool = False) -> tuple[float, ...] | None:
+    """The per-sample rates (flop/s) of the run of `isa`/`precision` on
+    `cores` cores: each member's (one core), or the team's together; None
+    where the record keeps no such run."""
+    run: FlopsRun | None = next((r for r in record.raw.runs
+                                 if (r.isa, r.precision, len(r.pus)) == (isa, precision, cores)), None)
+    if run is None or cores < 1:
+        return None
+    try:
+        rates = together_rates(run) if together else sample_rates(run).ravel()
+    except (TypeError, ValueError):
+        return None
+    return sample_tuple(rates)

@@ -3,8 +3,10 @@ levels and the scalability mean for placing memory-bound processes, the
 pairs that contradict hwloc's layout, and the headline numbers."""
 from __future__ import annotations
 
+import numpy as np
+
 from .._format import gigabytes_per_second, groups_text
-from .._headline import Headline, finite
+from .._headline import Headline, finite, sample_tuple
 from ._records import MemoryRecord, Scalability
 
 #: Cores that reach this share of the best aggregate "saturate" the memory.
@@ -59,14 +61,32 @@ def memory_disagreements(record: MemoryRecord) -> list:
 def memory_headlines(record: MemoryRecord) -> list:
     """Bandwidth of one core alone, per core at each overhead level, and of the whole node."""
     o = record.derived.overhead
-    out = [Headline("one core alone", finite(o.reference), "bytes/s", "higher")]
+    out = [Headline("one core alone", finite(o.reference), "bytes/s", "higher", _flat(record.raw.alone))]
     out += [Headline(f"overhead level {i}, per core", finite(lv.bandwidth), "bytes/s", "higher")
             for i, lv in enumerate(o.levels, 1)]
     node = _node(record)
     if node and node.points:
         last = node.points[-1]
         out.append(Headline("node, all cores together", finite(last.all_cores), "bytes/s", "higher"))
-        out.append(Headline("node, per core with all copying", finite(last.per_core), "bytes/s", "higher"))
+        out.append(Headline("node, per core with all copying", finite(last.per_core), "bytes/s", "higher",
+                            _scalability_samples(record, node)))
         k = saturating_cores(node)
         out.append(Headline("cores that saturate the node", None if k is None else float(k), "count"))
     return out
+
+
+def _flat(values: object) -> tuple[float, ...] | None:
+    """Every copy bandwidth of a raw array (bytes/s per core), as a headline's samples; None where it is not numbers."""
+    try:
+        return sample_tuple(np.asarray(values, dtype=float).ravel())
+    except (TypeError, ValueError):
+        return None
+
+
+def _scalability_samples(record: MemoryRecord, sc: Scalability) -> tuple[float, ...] | None:
+    """The per-core rates of every repetition with the group's last core count copying (its raw run)."""
+    raw = next((r for r in record.raw.scalability if r.group == sc.group), None)
+    if raw is None or not isinstance(raw.bandwidth, list) or len(raw.bandwidth) != len(sc.points):
+        return None
+    return _flat(raw.bandwidth[-1])
+

@@ -6,9 +6,12 @@ the statistics' own definitions rule out, and the headline numbers a
 side-by-side report compares."""
 from __future__ import annotations
 
+import numpy as np
+
 from .._format import format_size
-from .._headline import Headline, finite, format_value
-from ._records import MicroPoint, MicroRecord, MicroSeries
+from .._headline import Headline, finite, format_value, sample_tuple
+from .._physical import PEAK_RULE, robust_peak
+from ._records import MicroPoint, MicroRawSeries, MicroRecord, MicroSeries
 from ._summary import scaling_groups, series_family
 
 #: The sizes acceptance tests quote (the issue's figures); headlines use the
@@ -60,12 +63,12 @@ def _p2p_like_lines(series: list[MicroSeries]) -> list[str]:
     peaks = []
     for s in series:
         if s.kind == "bandwidth":
-            peak, first = max(s.points, key=lambda p: p.median), s.points[0]
+            first = s.points[0]
             rate = "" if first.message_rate is None else \
-                f"; {first.message_rate:.3g} messages/s at {format_size(first.size)}"
-            peaks.append(f"{s.label} {_rate(peak.median)} ({format_size(peak.size)}{rate})")
+                f" ({first.message_rate:.3g} messages/s at {format_size(first.size)})"
+            peaks.append(f"{s.label} {_rate(robust_peak(p.median for p in s.points))}{rate}")
     if peaks:
-        lines.append(f"Peak bandwidth: {', '.join(peaks)}.")
+        lines.append(f"Peak bandwidth ({PEAK_RULE}): {', '.join(peaks)}.")
     return lines
 
 
@@ -239,12 +242,40 @@ def headline_sizes(sizes: list[int]) -> list[int]:
     return [size for size in HEADLINE_SIZES if size in sizes] or sorted({min(sizes), max(sizes)})
 
 
-def _series_headlines(s: MicroSeries) -> list[Headline]:
+def _raw_series(record: MicroRecord, s: MicroSeries) -> MicroRawSeries | None:
+    """The measured samples of series `s` (same test, processes and synchronisation), None where not kept."""
+    raw = record.raw.series if record.raw else []
+    return next((r for r in raw if (r.test, r.procs, r.sync) == (s.test, s.procs, s.sync)), None)
+
+
+def point_samples(s: MicroSeries, raw: MicroRawSeries | None, point: MicroPoint) -> tuple[float, ...] | None:
+    """The per-sample values behind a point's median, as _stats computes it:
+    per sample the slowest taking part rank's time (s), or for bandwidth the
+    bytes per operation over it (the bytes recovered from the median, which
+    scales with them). None where the record keeps no samples."""
+    if raw is None or point.size not in raw.sizes:
+        return None
+    try:
+        rows = np.asarray(raw.samples[raw.sizes.index(point.size)], dtype=float) * 1e-9
+        rows = rows[np.all(np.isfinite(rows), axis=1)] if rows.ndim == 2 else rows[None, :]
+        slowest = rows.max(axis=0)
+    except (TypeError, ValueError):
+        return None
+    if slowest.size == 0 or np.any(slowest <= 0):
+        return None
+    if s.kind == "latency":
+        return sample_tuple(slowest)
+    bytes_per_op = point.median / float(np.median(1.0 / slowest))
+    return sample_tuple(bytes_per_op / slowest)
+
+
+def _series_headlines(s: MicroSeries, raw: MicroRawSeries | None = None) -> list[Headline]:
     unit, better = ("s", "lower") if s.kind == "latency" else ("bytes/s", "higher")
     at = {p.size: p for p in s.points}
     out = []
     for size in headline_sizes(list(at)):
-        out.append(Headline(f"{s.label} {format_size(size)}", finite(at[size].median), unit, better))
+        out.append(Headline(f"{s.label} {format_size(size)}", finite(at[size].median), unit, better,
+                            point_samples(s, raw, at[size])))
         if at[size].overlap_percent is not None:
             out.append(Headline(f"{s.label} overlap {format_size(size)}", finite(at[size].overlap_percent), "%",
                                 "higher"))
@@ -259,11 +290,11 @@ def micro_headlines(record: MicroRecord) -> list[Headline]:
     out: list[Headline] = []
     seen: set[str] = set()
     for s in _full_series(record):
-        for h in _series_headlines(s):
+        for h in _series_headlines(s, _raw_series(record, s)):
             label, n = h.label, 1
             while label in seen:
                 n += 1
                 label = f"{h.label} #{n}"
             seen.add(label)
-            out.append(Headline(label, h.value, h.unit, h.better))
+            out.append(Headline(label, h.value, h.unit, h.better, h.samples))
     return out

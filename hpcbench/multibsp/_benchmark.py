@@ -43,7 +43,7 @@ from ._records import (
     MultiBSPRaw,
     MultiBSPRecord,
 )
-from ._report import multibsp_disagreements, multibsp_headlines, multibsp_meaning
+from ._report import multibsp_disagreements, multibsp_failed_fits, multibsp_headlines, multibsp_meaning
 from ._tidy import multibsp_rows
 from ._tree import Component, Level, describe, plain_value, tree
 
@@ -314,6 +314,9 @@ class MultiBSPBenchmark(Benchmark[MultiBSPOptions, MultiBSPRecord]):
 
     def disagreements(self, record: MultiBSPRecord) -> list:
         return multibsp_disagreements(record)
+
+    def failed_fits(self, record: MultiBSPRecord) -> list:
+        return multibsp_failed_fits(record)
 
     def headlines(self, record: MultiBSPRecord) -> list:
         return multibsp_headlines(record)

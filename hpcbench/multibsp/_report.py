@@ -4,7 +4,8 @@ product, and the headline numbers."""
 from __future__ import annotations
 
 from .._headline import Headline, finite
-from ._records import InnerProductPoint, MultiBSPRecord
+from .._physical import superstep_failure
+from ._records import GLLevel, InnerProductPoint, MultiBSPRecord
 
 #: Measured / predicted beyond this factor (either way) is a disagreement of the model.
 MODEL_FACTOR = 2.0
@@ -38,6 +39,8 @@ def multibsp_meaning(record: MultiBSPRecord) -> list:
     lines = [f"The node is the MultiBSP tree {d.notation}; r = {d.r / 1e9:.2f} Gflop/s per core "
              f"({d.r_label}{daxpy}), the rate g and L are counted in flops at."]
     for lv in d.levels:
+        if _level_failure(lv) is not None:          # a g or L that cannot be is no figure: multibsp_failed_fits
+            continue
         lines.append(f"Level {lv.level}: a superstep among its {lv.p if isinstance(lv.p, int) else max(lv.p)} "
                      f"children costs L = {lv.L:.0f} flops ({_seconds(lv.L, d.r)}) to synchronise plus "
                      f"g = {lv.g:.1f} flops ({_seconds(lv.g, d.r)}) per word each child sends: a superstep "
@@ -53,6 +56,16 @@ def multibsp_meaning(record: MultiBSPRecord) -> list:
         lines.append(f"The model misses the inner product by more than {100 * GOOD_SHARE:.0f}% at every "
                      "vector length measured.")
     return lines
+
+
+def _level_failure(lv: GLLevel) -> str | None:
+    """Why the g/L fit of a level failed (a negative g or L), None where both can be."""
+    return superstep_failure(f"g/L fit of level {lv.level}", finite(lv.g), finite(lv.L))
+
+
+def multibsp_failed_fits(record: MultiBSPRecord) -> list:
+    """The levels whose g or L is not physical, each with why."""
+    return [why for why in (_level_failure(lv) for lv in record.derived.levels) if why]
 
 
 def multibsp_disagreements(record: MultiBSPRecord) -> list:

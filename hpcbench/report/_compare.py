@@ -1,7 +1,9 @@
 """Two results files side by side (two machines, or one machine on two
 dates): the machine contexts in one table, then for every benchmark the
-ratio B / A of each headline number the benchmark declares, and both
-records' figures, findings and tables in two columns.
+ratio B / A of each headline number the benchmark declares, with the
+verdict `hpcbench check` gives it (hpcbench.check.judge: one rule, one
+family for the Holm correction per page), and both records' figures,
+findings and tables in two columns.
 
 Records are paired by benchmark name, on the same node where both files
 have it, else in file order; a record only one file has is shown alone."""
@@ -12,14 +14,12 @@ from collections import defaultdict, deque
 
 from .._headline import Headline, ratio
 from .._results import Results
+from ..check._verdict import Pair, Verdict, judge
 from ._html import Row, esc, rows, tag
 from ._machine import context_rows
 from ._page import Views, hosts_text, not_shown_html, page, views
 from ._section import badge, body_html, findings_counts, meta_line
 from ._view import RecordView
-
-#: A ratio closer to 1 than this is "about the same".
-NOTABLE = 0.05
 
 
 def pair_views(a: list[RecordView], b: list[RecordView]) -> list[tuple[RecordView | None, RecordView | None]]:
@@ -67,32 +67,48 @@ def _by_label(headlines: list[Headline]) -> dict[str, Headline]:
     return out
 
 
-def verdict(a: Headline | None, b: Headline | None) -> tuple[str, str, bool]:
-    """(ratio text, verdict HTML, notable) of B against A."""
+def verdict(a: Headline | None, b: Headline | None, judged: Verdict | None = None) -> tuple[str, str, bool]:
+    """(ratio text, verdict HTML, notable) of B against A; the verdict is
+    check's (`judged`, else judged alone), its reason in the title."""
     r = ratio(a, b)
-    if r is None:
+    if r is None:      # a figure one side lacks, or a reference of 0 (check's table says which)
         return "-", "", False
+    judged = judged or judge([Pair(a, b)])[0]
     text = f"x{r:.3g}" if r < 100 else f"x{r:.0f}"
-    if abs(r - 1) < NOTABLE:
-        return text, tag("span", "about the same", class_="note"), False
+    how = "test" if judged.test == "Mann-Whitney U" else "tolerance"
+    if judged.word not in ("better", "worse", "different"):
+        return text, tag("span", f"about the same ({how})", class_="note", title=judged.why), False
     change = f"{100 * abs(r - 1):.0f}%" if r < 2 else f"{r:.1f}x"
-    better = a.better if a is not None else None
-    if better in ("higher", "lower"):
-        good = (r > 1) == (better == "higher")
-        word = "better" if good else "worse"
-        return text, tag("span", f"B {change} {word}", class_="better" if good else "worse"), True
-    return text, tag("span", f"B {'larger' if r > 1 else 'smaller'} by {change}"), True
+    if judged.word in ("better", "worse"):
+        return text, tag("span", f"B {change} {judged.word} ({how})", class_=judged.word, title=judged.why), True
+    return text, tag("span", f"B {'larger' if r > 1 else 'smaller'} by {change}", title=judged.why), True
 
 
-def headline_table(va: RecordView | None, vb: RecordView | None) -> tuple[str, int]:
-    """(the table of every headline number of A and B with B / A, number of notable changes)."""
+def headline_pairs(va: RecordView | None, vb: RecordView | None) -> list[tuple[str, Headline | None, Headline | None]]:
+    """(label, A's headline, B's headline) of every headline number either record has, A's order first."""
     ha, hb = _by_label(va.headlines if va else []), _by_label(vb.headlines if vb else [])
-    labels = list(ha) + [k for k in hb if k not in ha]
+    return [(label, ha.get(label), hb.get(label)) for label in list(ha) + [k for k in hb if k not in ha]]
+
+
+def page_verdicts(pairs: list[tuple[RecordView | None, RecordView | None]]) -> list[list[Verdict]]:
+    """check's verdict on every headline number of every pair of records,
+    judged together (one family for the Holm correction, as `check` does)."""
+    flat = [(i, Pair(a, b)) for i, (va, vb) in enumerate(pairs) for _, a, b in headline_pairs(va, vb)]
+    judged = judge([p for _, p in flat])
+    out: list[list[Verdict]] = [[] for _ in pairs]
+    for (i, _), v in zip(flat, judged):
+        out[i].append(v)
+    return out
+
+
+def headline_table(va: RecordView | None, vb: RecordView | None,
+                   judged: list[Verdict] | None = None) -> tuple[str, int]:
+    """(the table of every headline number of A and B with B / A and check's
+    verdict, number of notable changes); `judged`: page_verdicts' for this pair."""
     cells: list[Row] = []
     notable = 0
-    for label in labels:
-        a, b = ha.get(label), hb.get(label)
-        text, word, changed = verdict(a, b)
+    for i, (label, a, b) in enumerate(headline_pairs(va, vb)):
+        text, word, changed = verdict(a, b, judged[i] if judged else None)
         notable += changed
         cells.append(([esc(label), esc(a.text() if a else "-"), esc(b.text() if b else "-"), esc(text), word],
                       "differs" if changed else None))
@@ -133,11 +149,12 @@ def comparison_page(a: Results, b: Results, figures: bool = True) -> tuple[str, 
     label_a, label_b = _labels(a, b)
     sections: list[str] = []
     overview: list[Row] = []
-    for i, (va, vb) in enumerate(pair_views(views_a, views_b)):
+    paired = pair_views(views_a, views_b)
+    for i, ((va, vb), judged) in enumerate(zip(paired, page_verdicts(paired))):
         view = va or vb
         assert view is not None, "pair_views pairs at least one view"
         anchor = f"pair-{i}"
-        table, notable = headline_table(va, vb)
+        table, notable = headline_table(va, vb, judged)
         title = " " + tag("span", esc(view.title), class_="title") if view.title else ""
         sides = tag("div", _side(va, label_a, "B", note) + _side(vb, label_b, "A", note),
                     class_="pair")
@@ -149,7 +166,8 @@ def comparison_page(a: Results, b: Results, figures: bool = True) -> tuple[str, 
     if overview:
         body.append(tag("section", tag("h2", "Benchmarks") + not_shown_html(views_a, label_a) +
                         not_shown_html(views_b, label_b) +
-                        rows(overview, ["benchmark", esc(label_a), esc(label_b), "numbers that changed by 5% or more"],
+                        rows(overview, ["benchmark", esc(label_a), esc(label_b),
+                                        "numbers that changed (hpcbench check's verdict)"],
                              class_="grid"), id="overview"))
     body.extend(sections)
     subtitle = (f"{esc(label_a)} ({esc(hosts_text(a))}, {esc(a.context.date or '?')}) against "

@@ -11,6 +11,7 @@ from .._record import Record
 from .._results import Results
 from .._version import __version__
 from ._across import across_html, choose_figures, groups
+from ._answer import answer_html
 from ._figures import matplotlib_missing
 from ._html import Row, esc, rows, slug, tag
 from ._machine import context_rows
@@ -86,7 +87,7 @@ def views(results: Results, figures: bool = True, prefix: str = "") -> tuple[Vie
     the first MAX_RECORDS records (a Views, which counts the others)."""
     note = matplotlib_missing() if figures else "figures were not drawn for this report"
     shown = results.benchmarks[:MAX_RECORDS]
-    seen = {"machine", "overview"} | {f"across-{slug(r.name)}" for r in shown}   # the page's own ids
+    seen = {"answer", "machine", "overview"} | {f"across-{slug(r.name)}" for r in shown}   # the page's own ids
     last: dict[str, int] = {}                  # base -> the last suffix tried: repeats stay linear, not quadratic
     out = Views(not_shown=_not_shown(results.benchmarks[MAX_RECORDS:]))
     for record in shown:
@@ -167,7 +168,8 @@ def single_page(results: Results, figures: bool = True) -> tuple[str, Views]:
     all_views, note = views(results, figures)
     source = esc(results.path) if results.path else "a run"
     subtitle = f"Results of {esc(results.context.date or '?')} from {source}"
-    body = [tag("section", tag("h2", "Machine") + context_table(results, all_views), id="machine")]
+    body = [answer_html(results, all_views)] if all_views else []
+    body.append(tag("section", tag("h2", "Machine") + context_table(results, all_views), id="machine"))
     if all_views:
         body.append(_overview(all_views))
         many = {name: group for name, group in groups(all_views).items() if len(group) > 1}
@@ -195,10 +197,12 @@ def counts(all_views: list[RecordView]) -> dict[str, int]:
     """How many records ended in each status, and the findings in all: for
     the command's one line. Records beyond the page's MAX_RECORDS (a Views'
     `not_shown`) count by status and warnings; `not_shown` says how many."""
-    out = {"ok": 0, "failed": 0, "skipped": 0, "disagreements": 0, "warnings": 0, "problems": 0, "not_shown": 0}
+    out = {"ok": 0, "failed": 0, "skipped": 0, "disagreements": 0, "failed_fits": 0, "warnings": 0, "problems": 0,
+           "not_shown": 0}
     for v in all_views:
         out[v.status if v.status in ("ok", "skipped") else "failed"] += 1
         out["disagreements"] += len(v.disagreements)
+        out["failed_fits"] += len(v.failed_fits)
         out["warnings"] += len(v.warnings)
         out["problems"] += len(v.problems)
     rest = getattr(all_views, "not_shown", {})

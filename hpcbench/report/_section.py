@@ -20,6 +20,7 @@ def findings_counts(view: RecordView) -> str:
     """'1 disagreement, 2 warnings' as HTML (empty when there are none)."""
     parts = [_count(len(view.disagreements), "disagreement", "disagreements", "count-bad"),
              _count(len(view.warnings), "warning", "warnings", "count-warn"),
+             _count(len(view.failed_fits), "failed fit", "failed fits", "count-warn"),
              _count(len(view.problems), "part not shown", "parts not shown", "count-warn")]
     return ", ".join(p for p in parts if p)
 
@@ -52,11 +53,18 @@ def status_html(view: RecordView) -> str:
     return out
 
 
+#: The heading of a record's fits whose figures are not physical: they are no finding (hpcbench._physical).
+FAILED_FITS = "Fits that failed (their figures are not physical, so they are not findings)"
+
+
 def findings_html(view: RecordView) -> str:
-    """The disagreements (red), the warnings (amber), and parts the report could not make."""
+    """The disagreements (red), the warnings (amber), the fits that failed
+    (grey: a figure that cannot be is no finding), and parts the report could not make."""
     out: list[str] = []
     if view.disagreements:
         out.append(_box("bad", "Disagrees with the machine or the model", view.disagreements))
+    if view.failed_fits:
+        out.append(_box("skipped", FAILED_FITS, view.failed_fits))
     if view.warnings:
         out.append(_box("warn", "Warnings", view.warnings))
     if view.problems:

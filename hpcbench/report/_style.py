@@ -47,6 +47,10 @@ tr.differs td { background: #fffbe6; }
 .findings strong { display: block; font-size: 13px; text-transform: uppercase; letter-spacing: 0.04em; }
 .findings.bad strong, .findings.failed strong { color: var(--bad); }
 .findings.warn strong { color: var(--warn); }
+#answer { border-left: 4px solid var(--accent); }
+#answer ul.wrong li { color: var(--bad); }
+#answer ul.wrong li a { font-size: 13px; }
+#answer p.fine { color: var(--good); font-weight: 600; }
 figure { margin: 12px 0 6px; text-align: center; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eaeef2; border-radius: 4px; background: #fff; }
 pre.table { font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; background: #f6f8fa;

@@ -16,6 +16,7 @@ from .. import _registry
 from .._headline import Headline
 from .._record import Record
 from ._figures import figure_html
+from ._repeats import new_lines
 
 #: A line of `show`'s summary with this word is a disagreement (the summaries' own convention).
 DISAGREES = "DISAGREES"
@@ -30,6 +31,7 @@ class RecordView:
     title: str = ""                    #: the benchmark's one-line title ("" for unknown benchmarks)
     meaning: list[str] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)
+    failed_fits: list[str] = field(default_factory=list)   #: fits whose figures are not physical, with why
     warnings: list[str] = field(default_factory=list)      #: those not already said as a disagreement
     table: list[str] = field(default_factory=list)         #: the lines `show` prints (warnings aside)
     figure: str | None = None                          #: the <figure> HTML
@@ -85,8 +87,10 @@ def record_view(record: Record, anchor: str) -> RecordView:
     p = view.problems
     view.table = _lines(_attempt(p, "the summary", lambda: bench.summary(record), []))
     view.meaning = _lines(_attempt(p, "what this means", lambda: bench.meaning(record), []))
-    view.disagreements = _lines(_attempt(p, "the disagreements", lambda: bench.disagreements(record), []))
-    view.warnings = [w for w in view.warnings if w not in view.disagreements]
+    disagreements = _lines(_attempt(p, "the disagreements", lambda: bench.disagreements(record), []))
+    view.disagreements = new_lines(disagreements, [])
+    view.failed_fits = _lines(_attempt(p, "the failed fits", lambda: bench.failed_fits(record), []))
+    view.warnings = new_lines(view.warnings, view.disagreements + view.failed_fits)
     view.headlines = list(_attempt(p, "the headline numbers", lambda: bench.headlines(record), []) or [])
     view.machine_figures = list(_attempt(p, "the machine figures", lambda: bench.machine_figures(record), []) or [])
     return view

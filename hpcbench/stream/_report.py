@@ -2,9 +2,13 @@
 it grows from one core, and the numbers a side-by-side report compares."""
 from __future__ import annotations
 
+import numpy as np
+
 from .._format import gigabytes_per_second
-from .._headline import Headline, finite
-from ._records import StreamRecord
+from .._headline import Headline, finite, sample_tuple
+from ._analysis import spans_ns
+from ._counting import KERNELS
+from ._records import KernelRate, StreamRecord
 
 #: A team that reaches this share of all cores' Triad "saturates" the memory.
 SATURATION = 0.9
@@ -39,11 +43,30 @@ def stream_machine_figures(record: StreamRecord) -> list:
     return [Headline("STREAM Triad, all cores", finite(record.derived.triad), "bytes/s", "higher")]
 
 
+def repetition_rates(record: StreamRecord, team: int, rate: KernelRate) -> tuple[float, ...] | None:
+    """The team's rate (bytes/s) in each repetition of one kernel: the best
+    rate scaled by the shortest span over each span (a rate is its bytes over
+    its span); None where the record keeps no spans for the team."""
+    raw = getattr(getattr(record, "raw", None), "teams", None) or []    # a record built without its raw part
+    if team >= len(raw) or rate.kernel not in KERNELS:
+        return None
+    try:
+        spans = spans_ns(raw[team].start_ns, raw[team].end_ns)[:, KERNELS.index(rate.kernel)]
+    except (TypeError, ValueError, IndexError):
+        return None
+    spans = spans[np.isfinite(spans) & (spans > 0)]
+    return sample_tuple(rate.best * spans.min() / spans) if spans.size else None
+
+
 def stream_headlines(record: StreamRecord) -> list:
-    """Triad on all cores, and every kernel's best rate on each team."""
-    out = [Headline("Triad, all cores", finite(record.derived.triad), "bytes/s", "higher")]
-    for team in record.derived.teams:
+    """Triad on all cores, and every kernel's best rate on each team (each
+    with its repetitions' rates as samples)."""
+    teams = record.derived.teams
+    last = teams[-1].rate("triad") if teams else None
+    out = [Headline("Triad, all cores", finite(record.derived.triad), "bytes/s", "higher",
+                    repetition_rates(record, len(teams) - 1, last) if last is not None else None)]
+    for i, team in enumerate(teams):
         for k in team.kernels:
             out.append(Headline(f"{k.kernel.capitalize()}, {team.group} ({len(team.pus)} cores)", finite(k.best),
-                                "bytes/s", "higher"))
+                                "bytes/s", "higher", repetition_rates(record, i, k)))
     return out
