@@ -146,3 +146,13 @@ def test_a_second_measurement_keeps_the_better_of_the_two():
     assert np.array_equal(kept[2, 3], first[2, 3])
     assert np.array_equal(kept[1, 0], first[1, 0])          # a cell not suspected keeps its first samples
     assert keep_better(first, None, {(0, 1)}) is first
+
+
+def test_latency_counts_from_half_again_the_median():
+    """Latencies differ with the path: a pair 30 % slower to answer is no finding, one 2x slower is."""
+    for factor, named in ((1.3, []), (2.0, [("node1", "node4"), ("node4", "node1")])):
+        lat = _latency(8)
+        lat[1, 4] *= factor
+        lat[4, 1] *= factor
+        record = _record(_seconds(8), lat)
+        assert sorted((s.source, s.destination) for s in record.slow_links) == named

@@ -68,3 +68,16 @@ def test_map_and_bisection_of_three_ranks(tmp_path):
     assert all(sum(v is not None for v in row) == 2 for row in bis.pair_samples)
     show = mpirun(1, "-m", "hpcbench", "show", str(out), timeout=120)
     assert "from \\ to" in show.stdout and "effective bisection bandwidth" in show.stdout
+
+
+@pytest.mark.slow
+def test_the_cells_out_of_line_are_measured_again():
+    """With the first pass's suspects planted: the shift step, the pair alone
+    and the latency pair they are in are measured again, nothing else."""
+    proc = mpirun(3, os.path.join(ROOT, "tests", "mpi_netmap_recheck.py"), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["complete"]
+    # step d = 1 holds (0, 1), (1, 2) and (2, 0): the whole step is measured again
+    assert out["rechecked"] == {"bandwidth_loaded": [[0, 1], [1, 2], [2, 0]], "bandwidth_alone": [[2, 0]],
+                                "latency_alone": [[1, 2], [2, 1]]}

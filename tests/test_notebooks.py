@@ -22,6 +22,7 @@ matplotlib = pytest.importorskip("matplotlib")
                                                       ("bandwidth.ipynb", "table", 2),
                                                       ("flops.ipynb", "rates", 1),
                                                       ("numa.ipynb", "ratios", 1),
+                                                      ("netmap.ipynb", "findings", 2),
                                                       ("check.ipynb", "verdicts", 1),
                                                       ("mapping.ipynb", "mapping", 1),
                                                       ("predict.ipynb", "errors", 3),

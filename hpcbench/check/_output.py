@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from .._headline import format_value
+from .._robust import K
 from ._compare import Comparison, Row
 
 FORMAT = "hpcbench-check"
@@ -29,6 +30,8 @@ def _test(row: Row) -> str:
         return f"Mann-Whitney p={v.p_adjusted:.2g}"
     if v.test == "tolerance":
         return f"tolerance {100 * (v.tolerance or 0):g}%"
+    if v.test == "history":
+        return f"history, floor {100 * (v.tolerance or 0):g}%" if v.tolerance is not None else "history"
     return "-"
 
 
@@ -55,11 +58,20 @@ def verdict_line(comparison: Comparison) -> str:
     return f"OK: every figure within ({said or 'no figures compared'})"
 
 
-def table_text(comparison: Comparison, results: str, reference: str) -> str:
-    """The table for a terminal, with its header lines and the verdict line."""
+def rule_line(comparison: Comparison, results: str, reference: str, kind: str) -> str:
+    """The first line: what is judged against what, by which rule."""
     s = comparison.settings
-    lines = [f"{results} against {reference}: Mann-Whitney U at {s.alpha:g} (Holm over the figures with "
-             f"samples) and a change of at least {100 * s.min_change:g}%; without samples, the tolerance"]
+    if kind == "history":
+        return (f"{results} against the earlier runs of this machine in {reference}: out of line with their "
+                f"median and spread (beyond {K:g} scaled MADs and {100 * s.min_change:g}% or the figure's own "
+                "tolerance)")
+    return (f"{results} against {reference}: Mann-Whitney U at {s.alpha:g} (Holm over the figures with "
+            f"samples) and a change of at least {100 * s.min_change:g}%; without samples, the tolerance")
+
+
+def table_text(comparison: Comparison, results: str, reference: str, kind: str = "results") -> str:
+    """The table for a terminal, with its header lines and the verdict line."""
+    lines = [rule_line(comparison, results, reference, kind)]
     if comparison.machine:
         what = ("the same kind of machine on other hosts" if comparison.same_kind else "different machines")
         lines.append(f"{what} ({'; '.join(comparison.machine)}): only the figures both have are compared")

@@ -41,7 +41,8 @@ def add_check_parser(sub: argparse._SubParsersAction[Parser]) -> None:
                                        "every figure is within, 1 on a regression, 2 on bad input.")
     check.add_argument("results", metavar="RESULTS.json", help="the results file to judge")
     check.add_argument("--against", required=True, metavar="REFERENCE",
-                       help="an earlier results file (JSON) or a reference file (TOML, docs/check.md)")
+                       help="an earlier results file (JSON), a reference file (TOML, docs/check.md), or a "
+                            "history folder (`run --history DIR`): the machine's earlier runs")
     check.add_argument("--format", choices=("table", "json"), default="table",
                        help="table: for a terminal (default); json: one document of a stable schema")
     check.add_argument("--alpha", type=_alpha, default=0.01,
@@ -63,5 +64,5 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(json_text(comparison, args.results, args.against, kind))
     else:
-        sys.stdout.write(table_text(comparison, args.results, args.against))
+        sys.stdout.write(table_text(comparison, args.results, args.against, kind))
     return comparison.exit_status

@@ -18,13 +18,21 @@ from typing import cast
 import numpy as np
 
 from .._headline import format_value
-from .._robust import Deviation, centre_and_spread, out_of_line
+from .._robust import FLOOR, Deviation, centre_and_spread, out_of_line
 
-#: (matrix name, what it holds, unit, the worse side)
-KINDS = (("bandwidth_loaded", "bandwidth under load", "bytes/s", "lower"),
-         ("bandwidth_alone", "bandwidth alone", "bytes/s", "lower"),
-         ("latency_loaded", "latency under load", "s", "higher"),
-         ("latency_alone", "latency alone", "s", "higher"))
+#: How much worse than the median a latency must be to count (the rule's
+#: floor, where bandwidths take hpcbench._robust's 15 %): the links of a
+#: healthy network deliver the same bandwidth, but their latencies differ with
+#: the path (a pair under one switch against a pair across the spine: tens of
+#: per cent), and a round trip of a few microseconds moves with the CPUs'
+#: scheduling; a link 1.5x slower than the median to answer is a finding.
+LATENCY_FLOOR = 0.5
+
+#: (matrix name, what it holds, unit, the worse side, the rule's floor)
+KINDS = (("bandwidth_loaded", "bandwidth under load", "bytes/s", "lower", FLOOR),
+         ("bandwidth_alone", "bandwidth alone", "bytes/s", "lower", FLOOR),
+         ("latency_loaded", "latency under load", "s", "higher", LATENCY_FLOOR),
+         ("latency_alone", "latency alone", "s", "higher", LATENCY_FLOOR))
 
 
 def median_cells(seconds: np.ndarray) -> np.ndarray:
@@ -85,11 +93,11 @@ def _worst_per_key(findings: list[Finding]) -> list[Finding]:
 def slow_nodes(matrices: dict[str, np.ndarray | None]) -> list[Finding]:
     """Nodes out of line in any matrix (KINDS), worst first, one finding each."""
     found = []
-    for name, words, unit, worse in KINDS:
+    for name, words, unit, worse, floor in KINDS:
         matrix = matrices.get(name)
         if matrix is None or matrix.shape[0] < 3:
             continue
-        for d in out_of_line(node_figures(matrix), worse):
+        for d in out_of_line(node_figures(matrix), worse, floor=floor):
             found.append(Finding((d.key,), words, d, unit))
     return _worst_per_key(found)
 
@@ -99,11 +107,11 @@ def slow_links(matrices: dict[str, np.ndarray | None], nodes: set[int]) -> list[
     slow `nodes` (they explain their own links). Latency matrices are
     symmetric (a round trip): both directions are named."""
     found = []
-    for name, words, unit, worse in KINDS:
+    for name, words, unit, worse, floor in KINDS:
         matrix = matrices.get(name)
         if matrix is None or matrix.shape[0] < 3:
             continue
-        for d in out_of_line(_off_diagonal(matrix, nodes), worse):
+        for d in out_of_line(_off_diagonal(matrix, nodes), worse, floor=floor):
             found.append(Finding(cast(tuple, d.key), words, d, unit))     # the (i, j) keys of _off_diagonal
     return _worst_per_key(found)
 
@@ -113,14 +121,13 @@ def suspect_cells(matrices: dict[str, np.ndarray | None]) -> dict[str, set[tuple
     cell of a node out of line, and every link out of line (without the slow
     nodes' cells) in that matrix."""
     out = {}
-    for name, _, _, worse in KINDS:
-        matrix = matrices.get(name)
-        if matrix is None or matrix.shape[0] < 3:
+    for name, matrix in matrices.items():
+        if matrix is None:
             continue
         n = matrix.shape[0]
-        nodes = {cast(int, d.key) for d in out_of_line(node_figures(matrix), worse)}
+        nodes = {f.who[0] for f in slow_nodes({name: matrix})}
         cells = {(i, j) for i in range(n) for j in range(n) if i != j and (i in nodes or j in nodes)}
-        cells |= {cast(tuple, d.key) for d in out_of_line(_off_diagonal(matrix, nodes), worse)}
+        cells |= {(f.who[0], f.who[1]) for f in slow_links({name: matrix}, nodes)}
         if cells:
             out[name] = cells
     return out

@@ -99,23 +99,55 @@ def _bandwidth_loaded(sub: Any, size: int, iterations: int, progress: Callable[[
     return _cells(sub, mine)
 
 
+def _alone(sub: Any, a: int, b: int, measure: Callable[[Any, bool], np.ndarray]) -> np.ndarray:
+    """measure(pair, first) on a communicator of members a and b alone (pair
+    rank 0 is a; `first` says whether this rank is a), the other members
+    sleeping meanwhile (hpcbench._subset): a bystander spinning in a barrier
+    would take the core the pair needs where members share cores (--map-unit
+    rank, an emulated cluster). Every member gets b's result."""
+    return on_ranks(sub, [a, b], lambda pair: measure(pair, pair.Get_rank() == 0), root=b)
+
+
 def _bandwidth_alone(sub: Any, size: int, iterations: int, progress: Callable[[str], None],
                      pairs: list[tuple[int, int]] | None = None) -> np.ndarray | None:
-    """Every ordered pair (or those of `pairs`) alone, the other members idle in the barriers."""
+    """Every ordered pair (or those of `pairs`) alone; cell [a, b] holds b's receive seconds."""
     n, me = sub.Get_size(), sub.Get_rank()
     mine = {}
     for a, b in pairs if pairs is not None else [(a, b) for a in range(n) for b in range(n) if a != b]:
-        seconds = _flow(sub, b if me == a else -1, a if me == b else -1, size, iterations)
-        if me == b:
+        seconds = _alone(sub, a, b, lambda pair, first: _flow(pair, 1 if first else -1, -1 if first else 0,
+                                                              size, iterations))
+        if me == 0:
             mine[a, b] = seconds
-        if me == 0 and b == n - 1 - (a == n - 1):
-            progress(f"network-map: alone, from member {a + 1} of {n}")
-    return _cells(sub, mine)
+            if b == n - 1 - (a == n - 1):
+                progress(f"network-map: alone, from member {a + 1} of {n}")
+    return _cells_on_zero(sub, mine)
+
+
+def _latency_alone(sub: Any, iterations: int, pairs: list[tuple[int, int]]) -> np.ndarray | None:
+    """Half round trips of each pair (a, b), a < b, alone, in both cells."""
+    mine = {}
+    for a, b in pairs:
+        seconds = _alone(sub, a, b, lambda pair, first: _latency_pair(pair, iterations))
+        if sub.Get_rank() == 0:
+            mine[a, b] = mine[b, a] = seconds
+    return _cells_on_zero(sub, mine)
+
+
+def _latency_pair(pair: Any, iterations: int) -> np.ndarray:
+    """The initiator's (pair rank 0's) half round trips, on both ranks of the pair."""
+    seconds = _latency(pair, 1 - pair.Get_rank(), iterations)
+    return pair.bcast(seconds if pair.Get_rank() == 0 else None, root=0)
+
+
+def _cells_on_zero(sub: Any, mine: dict) -> np.ndarray | None:
+    """_cells when member 0 holds every cell already (the alone measurements hand their result to all)."""
+    return _cells(sub, mine if sub.Get_rank() == 0 else {})
 
 
 def _latency_map(sub: Any, iterations: int, schedule: list[list[tuple[int, int]]]) -> np.ndarray | None:
-    """Half round trips of the pairs of each round of `schedule`, all pairs
-    of a round at once, in both cells of a pair (a round trip has no direction)."""
+    """Half round trips of the pairs of each round of `schedule` (under
+    load: all pairs of a round at once), in both cells of a pair (a round
+    trip has no direction)."""
     me = sub.Get_rank()
     mine = {}
     for pairs in schedule:
@@ -160,9 +192,9 @@ def _measure(sub: Any, name: str, size: int, iterations: int, latency_iterations
     unordered = None if cells is None else {(min(c), max(c)) for c in cells}
     if name == "latency_loaded":
         schedule = [rnd for rnd in rounds(n) if unordered is None or unordered & set(rnd)]
-    else:
-        schedule = [[pair] for rnd in rounds(n) for pair in rnd if unordered is None or pair in unordered]
-    return _latency_map(sub, latency_iterations, schedule)
+        return _latency_map(sub, latency_iterations, schedule)
+    pairs = [pair for rnd in rounds(n) for pair in rnd if unordered is None or pair in unordered]
+    return _latency_alone(sub, latency_iterations, pairs)
 
 
 def measure_map(comm: MPI.Intracomm, members: Members, size: int, iterations: int, latency_iterations: int,
