@@ -96,3 +96,19 @@ def finite(value: float | None) -> float | None:
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
+
+
+def unique_labels(headlines: Iterable[object]) -> dict[str, Headline]:
+    """label -> Headline of a record's headlines (anything else skipped); a
+    label repeated in one record gets ' (2)', ' (3)' ...: how check, the
+    side-by-side report and the history pair the figures of two runs."""
+    out: dict[str, Headline] = {}
+    for h in headlines:
+        if not isinstance(h, Headline):
+            continue
+        label, n = h.label, 1
+        while label in out:
+            n += 1
+            label = f"{h.label} ({n})"
+        out[label] = h
+    return out

@@ -124,7 +124,7 @@ def test_records_round_trip_through_plain_data():
     assert back["bisection"].pair_bandwidth == pytest.approx(RATE)
 
 
-def test_suspects_are_the_cells_out_of_line_and_every_cell_of_a_slow_node():
+def test_suspects_are_the_links_out_of_line_not_a_slow_nodes_cells():
     from hpcbench.netmap._analysis import bandwidth as to_bandwidth
     from hpcbench.netmap._analysis import median_cells, suspect_cells
     matrices = {"bandwidth_loaded": to_bandwidth(SIZE, _seconds(8, slow_pairs=[(2, 5)])),
@@ -132,8 +132,7 @@ def test_suspects_are_the_cells_out_of_line_and_every_cell_of_a_slow_node():
                 "latency_loaded": median_cells(_latency(8))}
     found = suspect_cells(matrices)
     assert found["bandwidth_loaded"] == {(2, 5)}
-    assert found["bandwidth_alone"] == {(i, j) for i in range(8) for j in range(8) if i != j and 6 in (i, j)}
-    assert "latency_loaded" not in found
+    assert "bandwidth_alone" not in found and "latency_loaded" not in found
 
 
 def test_a_second_measurement_keeps_the_better_of_the_two():

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import _registry
-from .._headline import Headline
+from .._headline import Headline, unique_labels
 from .._record import Record
 from .._results import Results
 
@@ -20,20 +20,6 @@ class RecordFigures:
     node: str
     figures: dict[str, Headline] = field(default_factory=dict)
     problem: str | None = None        #: why the benchmark could not list them
-
-
-def unique_labels(headlines: list[Headline]) -> dict[str, Headline]:
-    """label -> Headline; a label repeated in one record gets ' (2)', ' (3)' ..."""
-    out: dict[str, Headline] = {}
-    for h in headlines:
-        if not isinstance(h, Headline):
-            continue
-        label, n = h.label, 1
-        while label in out:
-            n += 1
-            label = f"{h.label} ({n})"
-        out[label] = h
-    return out
 
 
 def record_figures(record: Record) -> RecordFigures:

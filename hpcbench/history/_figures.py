@@ -7,7 +7,7 @@ import math
 from typing import NamedTuple
 
 from .. import _registry
-from .._headline import Headline
+from .._headline import Headline, unique_labels
 from .._results import Results
 
 
@@ -36,13 +36,7 @@ def figures_of(results: Results) -> dict[FigureKey, Headline]:
             headlines = list(_registry.get(record.name).headlines(record) or [])
         except Exception:  # noqa: BLE001 - one odd record must not cost the history its other figures
             continue
-        for h in headlines:
-            if not isinstance(h, Headline):
-                continue
-            label, n = h.label, 1
-            while FigureKey(record.name, record.node or "?", label, h.unit) in out:
-                n += 1
-                label = f"{h.label} ({n})"
+        for label, h in unique_labels(headlines).items():
             out[FigureKey(record.name, record.node or "?", label, h.unit)] = h
     return out
 

@@ -24,12 +24,12 @@ if TYPE_CHECKING:   # the eager imports, for type checkers and readers
     from ._benchmark import BISECTION_BENCHMARK, NETWORK_MAP_BENCHMARK
     from ._measure import measure_bisections, measure_map, members_of
     from ._plan import random_bisections, rounds
-    from ._plot import bisection_figure, map_figure
+    from ._plot import bisection_figure, map_figure, plot_bisection, plot_map
     from ._records import BisectionRecord, NetworkMapRecord, SlowLink, SlowNode
 
 __all__ = ["BISECTION_BENCHMARK", "BisectionRecord", "NETWORK_MAP_BENCHMARK", "NetworkMapRecord", "SlowLink",
            "SlowNode", "bisection_figure", "bisection_figures", "map_figure", "measure_bisections", "measure_map",
-           "members_of", "random_bisections", "rounds", "slow_links", "slow_nodes"]
+           "members_of", "plot_bisection", "plot_map", "random_bisections", "rounds", "slow_links", "slow_nodes"]
 
 # submodule -> the public names it defines (imported on first use: hpcbench._lazy)
 _EXPORTS = {
@@ -37,7 +37,7 @@ _EXPORTS = {
     "._benchmark": ("BISECTION_BENCHMARK", "NETWORK_MAP_BENCHMARK"),
     "._measure": ("measure_bisections", "measure_map", "members_of"),
     "._plan": ("random_bisections", "rounds"),
-    "._plot": ("bisection_figure", "map_figure"),
+    "._plot": ("bisection_figure", "map_figure", "plot_bisection", "plot_map"),
     "._records": ("BisectionRecord", "NetworkMapRecord", "SlowLink", "SlowNode"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict, deque
 
-from .._headline import Headline, ratio
+from .._headline import Headline, ratio, unique_labels
 from .._results import Results
 from ..check._verdict import Pair, Verdict, judge
 from ._html import Row, esc, rows, tag
@@ -53,20 +53,6 @@ def pair_views(a: list[RecordView], b: list[RecordView]) -> list[tuple[RecordVie
     return pairs + [(None, vb) for j, vb in enumerate(b) if not used[j]]
 
 
-def _by_label(headlines: list[Headline]) -> dict[str, Headline]:
-    """label -> Headline; a label repeated in one record gets ' (2)', ' (3)' ..."""
-    out: dict[str, Headline] = {}
-    for h in headlines:
-        if not isinstance(h, Headline):
-            continue
-        label, n = h.label, 1
-        while label in out:
-            n += 1
-            label = f"{h.label} ({n})"
-        out[label] = h
-    return out
-
-
 def verdict(a: Headline | None, b: Headline | None, judged: Verdict | None = None) -> tuple[str, str, bool]:
     """(ratio text, verdict HTML, notable) of B against A; the verdict is
     check's (`judged`, else judged alone), its reason in the title."""
@@ -86,7 +72,7 @@ def verdict(a: Headline | None, b: Headline | None, judged: Verdict | None = Non
 
 def headline_pairs(va: RecordView | None, vb: RecordView | None) -> list[tuple[str, Headline | None, Headline | None]]:
     """(label, A's headline, B's headline) of every headline number either record has, A's order first."""
-    ha, hb = _by_label(va.headlines if va else []), _by_label(vb.headlines if vb else [])
+    ha, hb = unique_labels(va.headlines if va else []), unique_labels(vb.headlines if vb else [])
     return [(label, ha.get(label), hb.get(label)) for label in list(ha) + [k for k in hb if k not in ha]]
 
 
