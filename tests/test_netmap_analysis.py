@@ -115,7 +115,7 @@ def test_bisection_figures_known_answers():
 def test_records_round_trip_through_plain_data():
     record = _record(_seconds(4, slow_pairs=[(0, 1)], factor=0.3), _latency(4))
     rates = np.full((3, 4, 2), SIZE / RATE)
-    bis = bisection_record("bisection", BisectionOptions(), [f"node{i}" for i in range(4)],
+    bis = bisection_record("bisection", BisectionOptions(bisections=3), [f"node{i}" for i in range(4)],
                            [[(0, 1), (2, 3)]] * 3, rates)
     plain = json.loads(json.dumps({"benchmarks": [record.to_dict(), bis.to_dict()]}))    # NaN -> null, as a file
     back = {name: record_from_dict(plain["benchmarks"][i]) for i, name in enumerate(["network-map", "bisection"])}
@@ -155,3 +155,19 @@ def test_latency_counts_from_half_again_the_median():
         lat[4, 1] *= factor
         record = _record(_seconds(8), lat)
         assert sorted((s.source, s.destination) for s in record.slow_links) == named
+
+
+def test_a_file_whose_matrices_or_findings_do_not_fit_its_members_is_refused():
+    from hpcbench._record import SchemaError
+    record = _record(_seconds(4, slow_pairs=[(0, 1)], factor=0.3), _latency(4)).to_dict()
+    plain = json.loads(json.dumps(record))
+    plain["derived"]["slow_links"][0]["source"] = "elsewhere"
+    with pytest.raises(SchemaError, match="must name members of the map"):
+        record_from_dict(plain)
+    seconds = np.full((3, 4, 2), SIZE / RATE)
+    bis = json.loads(json.dumps(bisection_record("bisection", BisectionOptions(bisections=3),
+                                                 [f"node{i}" for i in range(4)], [[(0, 1), (2, 3)]] * 3,
+                                                 seconds).to_dict()))
+    bis["derived"]["pair_samples"][1] = bis["derived"]["pair_samples"][1][:3]
+    with pytest.raises(SchemaError, match="3 bisections x 4 flows"):
+        record_from_dict(bis)

@@ -96,10 +96,14 @@ class NetworkMapRecord(Record):
     def _validate(self, path: str) -> None:
         super()._validate(path)
         if self.ok:
-            d, n = self.derived, len(self.parameters.members)
-            _square(f"{path}.derived" if path else "derived", n, bandwidth_loaded=d.bandwidth_loaded,
-                    latency_loaded=d.latency_loaded, bandwidth_alone=d.bandwidth_alone,
-                    latency_alone=d.latency_alone)
+            d, members = self.derived, self.parameters.members
+            where = f"{path}.derived" if path else "derived"
+            _square(where, len(members), bandwidth_loaded=d.bandwidth_loaded, latency_loaded=d.latency_loaded,
+                    bandwidth_alone=d.bandwidth_alone, latency_alone=d.latency_alone)
+            named = [n.node for n in d.slow_nodes] + [x for s in d.slow_links for x in (s.source, s.destination)]
+            strangers = sorted(set(named) - set(members))
+            require(not strangers, f"{where}.slow_nodes/slow_links",
+                    f"must name members of the map, got {strangers[:3]}")
 
     @property
     def nodes(self) -> list[str]:
@@ -160,6 +164,17 @@ class BisectionRecord(Record):
     parameters: BisectionParameters = required()
     raw: BisectionRaw = required()
     derived: BisectionDerived = required()
+
+    def _validate(self, path: str) -> None:
+        super()._validate(path)
+        if self.ok:
+            d, p = self.derived, self.parameters
+            where = f"{path}.derived" if path else "derived"
+            flows = 2 * (len(p.members) // 2)
+            require(len(d.pair_samples) == p.bisections and all(len(row) == flows for row in d.pair_samples),
+                    f"{where}.pair_samples", f"must be {p.bisections} bisections x {flows} flows")
+            require(len(d.totals) == p.bisections, f"{where}.totals", f"must hold {p.bisections} bisections")
+            require(len(d.quartiles) == 2, f"{where}.quartiles", "must hold two values")
 
     @property
     def pair_bandwidth(self) -> float:
