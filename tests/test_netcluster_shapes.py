@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "tools", "netcluster.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import netcluster  # noqa: E402
+from test_netcluster import machine  # noqa: E402, F401  (the fixture: root, namespaces, no cluster here)
 
 RATE = 100_000_000          # bit/s of `plan(..., 100, ...)`
 
@@ -278,21 +279,7 @@ def test_the_launch_agent_joins_the_nodes_cgroup(monkeypatch, tmp_path):
 
 # ---- On the machine.
 
-@pytest.fixture
-def machine():
-    if os.geteuid() != 0:
-        pytest.skip("creating network namespaces needs root")
-    reason = netcluster.available()
-    if reason:
-        pytest.skip(f"network namespaces unavailable: {reason}")
-    present = netcluster.leftovers()
-    if present:
-        pytest.skip(f"pieces of an emulated cluster are already here, perhaps in use: {', '.join(present)}")
-    try:
-        yield
-    finally:
-        netcluster.down()
-        assert netcluster.leftovers() == []
+# the `machine` fixture (root, namespaces available, no cluster here; everything removed after): test_netcluster's
 
 
 def qdisc_rate(ns: str, dev: str) -> str:
@@ -320,7 +307,8 @@ def tcp_reaches(source: int, dest: int) -> bool:
     return out.strip() == f"10.78.0.{source + 1}"
 
 
-def test_star_and_mesh_come_up_shaped_routed_and_go_down(machine):
+@pytest.mark.usefixtures("machine")
+def test_star_and_mesh_come_up_shaped_routed_and_go_down():
     netcluster.up(3, 100, 16384, "star", slow_nodes=[(1, 0.5)])
     assert netcluster.leftovers() == ["hpcb0", "hpcb1", "hpcb2", "hpcbsw", "hpcbbr", "hpcbc0", "hpcbc1", "hpcbc2"]
     assert (qdisc_rate("hpcb1", "uplink"), qdisc_rate("hpcbsw", "s1")) == ("50Mbit", "50Mbit")
@@ -352,7 +340,8 @@ def test_star_and_mesh_come_up_shaped_routed_and_go_down(machine):
     assert netcluster.leftovers() == []
 
 
-def test_up_that_fails_at_the_cgroups_leaves_nothing(machine, monkeypatch):
+@pytest.mark.usefixtures("machine")
+def test_up_that_fails_at_the_cgroups_leaves_nothing(monkeypatch):
     try:
         netcluster.cpu_cgroup_here()
     except netcluster.NetclusterError as e:
