@@ -19,8 +19,8 @@ import statistics
 from .._headline import Headline
 from .._results import Results
 from .._robust import MIN_POPULATION, centre_and_spread, out_of_line
-from ..history._figures import FigureKey, figures_of, value_of
-from ..history._read import Run
+from ..history._figures import figures_of, value_of
+from ..history._read import Run, machine_of
 from ._compare import Comparison, Row
 from ._verdict import BETTER, DIFFERENT, MISSING, NEW, SAME, WORSE, Settings, Verdict, relative_change
 
@@ -73,7 +73,6 @@ def judge_against_runs(current: Headline | None, earlier: list[float], better: s
 def history_runs(current: Results, runs: list[Run]) -> tuple[list[Run], str | None]:
     """The runs of the history on the machine of `current` (the same CPU model and hosts), and, when
     there are none, why in words."""
-    from ..history._read import machine_of
     machine = machine_of(current)
     mine = [run for run in runs if run.machine == machine]
     if mine:
@@ -81,5 +80,3 @@ def history_runs(current: Results, runs: list[Run]) -> tuple[list[Run], str | No
     others = sorted({run.machine.text() for run in runs})
     return [], f"the history holds no run of this machine ({machine.text()}); its runs are of: {'; '.join(others)}"
 
-
-__all__ = ["FigureKey", "compare_history", "history_runs", "judge_against_runs"]
