@@ -19,6 +19,14 @@ done
 bash tools/install.sh
 bash tools/lint.sh
 . tools/mpienv.sh
+# A folder of this run's own for pytest's tmp_path, removed at the end,
+# rather than the shared /tmp/pytest-of-USER/pytest-N that every pytest on
+# the machine numbers and prunes (a suspect, not a proven cause, of a
+# results file srun had just written being "not found" once, while other
+# pytest runs shared the machine; 3 reruns under load passed).
+basetemp=$(mktemp -d "${TMPDIR:-/tmp}/hpcbench-tests.XXXXXX")
+trap 'rm -rf "$basetemp"' EXIT
+args=(--basetemp "$basetemp/t" ${args[@]+"${args[@]}"})
 if [[ $fast == 1 ]]; then
     # (the tests marked slow are what the full run adds: see `slow` in pyproject.toml and tests/conftest.py)
     "$PYTHON" -m pytest -q -ra -m "not slow" ${args[@]+"${args[@]}"}

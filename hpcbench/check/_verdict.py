@@ -4,7 +4,8 @@ the side-by-side report (`report A B`) both call `judge` (docs/check.md).
 
 Where both sides keep the per-sample values behind the figure (Headline
 .samples), a two-sided Mann-Whitney U test asks whether the samples moved,
-as pyperf and google/benchmark's compare.py do; the figures tested in one
+as google/benchmark's compare.py does (pyperf's compare_to uses Student's
+t test for the same question); the figures tested in one
 comparison form one family, corrected by Holm's step-down method. A figure
 changed only when the test is significant AND the figure moved by at least
 `min_change` (default 5 %): with a thousand samples a side, a 0.5 % shift is
