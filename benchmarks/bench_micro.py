@@ -2,6 +2,7 @@
 against a plain C MPI loop of the same pattern.
 
     python benchmarks/bench_micro.py [--pairs 10] [--no-ranks-4] [--tests latency,bw,...] [--ref PATH]
+                                     [--peer-steps K]
     python benchmarks/bench_micro.py --buffers [--pairs 10] [--ref PATH]
 
 Prints, measured in this run on this machine, for each family's
@@ -34,6 +35,13 @@ coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N, N in
 1..6), in alternating rounds: the median and range over the rounds of each
 run's OSU average and of its median call, to tell Open MPI's choice of
 algorithm from the buffers' part in the 4 MiB global sum's spread.
+
+--peer-steps K: the C program starts with K one-byte messages from rank 1
+to rank 0 (micro_ref --steps), the kind of one-directional traffic a
+program has had before its loop; with K odd its 8 B allreduce and alltoall
+of 2 ranks run slower (Open MPI's per-pair shared-memory rings out of
+step), as hpcbench's do after the messages a run sends before them
+(docs/comm.md, "Small collectives and what the ranks exchanged before").
 
 Peer: the plain C program is benchmarks/peers/micro_ref.c, built here with
 $MPICC (default mpicc), or given built with --ref PATH. Needs Open MPI's
@@ -145,7 +153,7 @@ def hpcbench_figures(case: Case, points: dict) -> dict:
     return figures
 
 
-def run_plain(case: Case, ranks: int, counts: dict, ref: str, work: str) -> dict:
+def run_plain(case: Case, ranks: int, counts: dict, ref: str, work: str, steps: int = 0) -> dict:
     """The C program on the same operation counts: {size: (figure, median)}
     (us or MB/s). figure: OSU's average for the collectives, the median of
     the slowest rank for nbc (hpcbench's t_pure), the loop's figure
@@ -160,6 +168,8 @@ def run_plain(case: Case, ranks: int, counts: dict, ref: str, work: str) -> dict
         command += ["--window", str(WINDOW)]
     if case.sync:
         command += ["--sync", case.sync]
+    if steps:
+        command += ["--steps", str(steps)]
     column = 3 if case.family == "nbc" else 1
     lines = [line.split() for line in mpiexec(ranks, command, work).splitlines() if line.strip()]
     return {int(w[0]): (float(w[column]), float(w[3]) if case.family == "collectives" else None) for w in lines}
@@ -181,7 +191,7 @@ def one_family(index: int, ranks: int, mine: list[Case], state: dict, args, ref:
         else:
             for c in mine:
                 state["c"].setdefault((c, ranks), []).append(
-                    run_plain(c, ranks, state["counts"][(c, ranks)], ref, work))
+                    run_plain(c, ranks, state["counts"][(c, ranks)], ref, work, args.peer_steps))
 
 
 def one_pair(index: int, ranks: int, cases: list[Case], state: dict, args, ref: str, work: str) -> None:
@@ -330,6 +340,9 @@ def parse_args():
     ap.add_argument("--buffer-iterations", type=int, default=50, help="calls per run of --buffers (default 50)")
     ap.add_argument("--ref", metavar="PATH", help="a built benchmarks/peers/micro_ref.c (default: build it with "
                                                   "$MPICC)")
+    ap.add_argument("--peer-steps", type=int, default=0, metavar="K",
+                    help="the C program's rank 1 first sends rank 0 K one-byte messages (micro_ref --steps; "
+                         "default 0): the one-directional traffic a run has before its loops")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args()
     if args.quick:
@@ -342,6 +355,7 @@ def parse_args():
                          (not 0 < args.budget <= 60, f"--budget must be in (0, 60] seconds, got {args.budget}"),
                          (args.iterations is not None and args.iterations < 1,
                           f"--iterations must be at least 1, got {args.iterations}"),
+                         (not 0 <= args.peer_steps <= 64, f"--peer-steps must be in 0..64, got {args.peer_steps}"),
                          (args.buffer_iterations < 1,
                           f"--buffer-iterations must be at least 1, got {args.buffer_iterations}")):
         if bad:

@@ -122,7 +122,8 @@ def test_bad_input_is_one_line_and_exit_2(clone):
 
 @pytest.mark.parametrize("args,start", [(["--pairs", "0"], "--pairs must be at least 1"),
                                         (["--tests", "latency,nope"], "--tests: 'nope' is not one of"),
-                                        (["--budget", "0"], "--budget must be in (0, 60]")])
+                                        (["--budget", "0"], "--budget must be in (0, 60]"),
+                                        (["--peer-steps", "65"], "--peer-steps must be in 0..64")])
 def test_bench_micro_bad_input_is_one_line_and_exit_2(clone, args, start):
     proc = run(clone, "bench_micro.py", *args)
     assert proc.returncode == 2
