@@ -57,7 +57,8 @@ def launch_lines(ctx: RunContext) -> list[str]:
 
 def record_lines(record: Record) -> list[str]:
     """What `show` prints for one record: its summary (or why there is
-    none), then its warnings."""
+    none), then its warnings, but not one its summary already says word for
+    word (a flagged cache level is both a finding and a warning)."""
     if record.status == "skipped":
         lines = [f"{record.name} on {record.node or '?'}: skipped: {record.reason or ''}"]
     elif record.status != "ok":
@@ -66,7 +67,8 @@ def record_lines(record: Record) -> list[str]:
         lines = _registry.get(record.name).summary(record)
     else:
         lines = [f"{record.name}: (no summary for this benchmark in this hpcbench version)"]
-    return lines + [f"  warning: {w}" for w in record.warnings or []]
+    said = "\n".join(lines)
+    return lines + [f"  warning: {w}" for w in record.warnings or [] if w not in said]
 
 
 def summary(results: Results) -> str:

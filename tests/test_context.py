@@ -16,7 +16,7 @@ from hpcbench._show import summary
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: Examples recorded after the context gained the launch record (NEW_KEYS): they carry it.
 WITH_LAUNCH_RECORD = {"micro-example.json", "stream-example.json", "bandwidth-example.json", "peakflops-example.json",
-                      "netmap-example.json",
+                      "netmap-example.json", "node-example.json",
                       "numa-example.json"}
 EXAMPLES = sorted(p for p in glob.glob(os.path.join(HERE, "..", "hpcbench", "examples", "*-example.json"))
                   if os.path.basename(p) not in WITH_LAUNCH_RECORD)

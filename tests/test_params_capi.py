@@ -69,7 +69,10 @@ def test_examples_every_parameter_in_c_equals_python(program, tmp_path):
         paths.append(out)
         expected.append(dump_lines(parameters_from_results(hpcbench.load(results))[0]))
     assert [c_outcome(r) for r in c_read([program, "--dump"], paths)] == expected
-    assert any("layers 13" in lines for lines in expected) and any("caches 3" in lines for lines in expected)
+    # Known contents of the examples: the comm example's 13 layers, and the node example's cache levels (2 or 3:
+    # a level the cache benchmark flags, such as an L3 other tenants hold, is left out of the parameters).
+    assert any("layers 13" in lines for lines in expected)
+    assert any(line in ("caches 2", "caches 3") for lines in expected for line in lines), expected
 
 
 def test_accessors_answer_and_refuse(program, tmp_path):
