@@ -57,9 +57,11 @@ def test_one_figure_made_worse_fails_and_is_named(tmp_path, capsys):
     assert len(worse) == 1 and "comm hpcb0: echo latency 8 B" in worse[0] and "+30.0%" in worse[0]
     assert "Mann-Whitney" in worse[0]
     assert out.splitlines()[-1].startswith("REGRESSION: 1 figure(s) worse or missing")
-    # the other way round it is better, not a regression
+    # against one earlier run, a regression comes with the note on what one run cannot show
+    assert out.splitlines()[-2].startswith("note: one earlier run cannot show how far")
+    # the other way round it is better, not a regression, and there is nothing to note
     status, out, _ = _run(capsys, "example:comm", "--against", slower)
-    assert status == 0 and "better" in out
+    assert status == 0 and "better" in out and "note:" not in out
 
 
 def test_a_small_change_passes_unless_min_change_is_lowered(tmp_path, capsys):

@@ -49,6 +49,13 @@ def counts(comparison: Comparison) -> dict[str, int]:
     return {word: seen.get(word, 0) for word in _WORDS}
 
 
+#: Said before a regression found against one earlier run (docs/check.md: on a shared machine every pair of
+#: unchanged runs differs, for hpcbench's test and the peers' alike).
+SINGLE_RUN_NOTE = ("note: one earlier run cannot show how far this machine's figures move between unchanged runs; "
+                   "where they move, judge against a history of runs (--against DIR) or give the figures "
+                   "tolerances (docs/check.md)")
+
+
 def verdict_line(comparison: Comparison) -> str:
     """The last line: the answer, then the counts."""
     n = counts(comparison)
@@ -83,6 +90,8 @@ def table_text(comparison: Comparison, results: str, reference: str, kind: str =
     for row in [header, *body]:
         lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < 4 else cell.ljust(w)
                                for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    if kind == "results" and comparison.failing:
+        lines.append(SINGLE_RUN_NOTE)
     lines.append(verdict_line(comparison))
     return "\n".join(lines) + "\n"
 
