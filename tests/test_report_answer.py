@@ -15,6 +15,7 @@ from hpcbench.report._across import out_of_line_nodes
 from hpcbench.report._answer import network_map_problems, problems
 from hpcbench.report._page import report_html
 from hpcbench.report._repeats import new_lines, same_finding
+from hpcbench.report._section import findings_counts
 from hpcbench.report._view import RecordView
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -135,9 +136,13 @@ def test_the_network_maps_slow_links_and_nodes_are_problems_with_evidence():
     said_twice = RecordView(record, "network-map-n0", disagreements=[f"n2 -> n5 {link.evidence}", "another"])
     assert [p.what for p in problems([said_twice])][2:] == [
         "network-map on n0 disagrees with the machine or its model: another"]
-    # a record without them (before the benchmark lands, or nothing slow) is no problem
+    # the benchmarks table counts them beside the disagreements
+    counted = findings_counts(said_twice)
+    assert "1 slow link" in counted and "1 slow node" in counted and "2 disagreements" in counted
+    # a record without them (before the benchmark lands, or nothing slow) is no problem, and counts none
     quiet = SimpleNamespace(name="network-map", status="ok", node="n0", warnings=[], error=None)
     assert network_map_problems([RecordView(quiet, "x")]) == []
+    assert findings_counts(RecordView(quiet, "x")) == ""
 
 
 def test_a_failed_fit_is_grey_and_in_the_answer_not_a_finding():

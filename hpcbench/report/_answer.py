@@ -20,7 +20,7 @@ from .._results import Results
 from ._across import OutOfLine, groups, out_of_line_nodes
 from ._html import esc, slug, tag
 from ._machine import context_rows
-from ._view import RecordView
+from ._view import NETWORK_FINDINGS, RecordView, network_findings
 
 #: The context facts the portrait quotes (the full table follows it).
 _PORTRAIT_FACTS = ("Hosts", "CPU", "Topology", "Caches (hwloc)")
@@ -143,27 +143,21 @@ def _who(item: object) -> str:
     return f"{source} -> {destination}" if source is not None and destination is not None else ""
 
 
-#: Each kind of network-map finding: its attribute, its name, and what to check.
-_NETWORK_FINDINGS = (("slow_links", "slow link", "check the cable, the switch ports and the network interfaces of "
-                                                 "the link {who}"),
-                     ("slow_nodes", "slow node", "check {who}'s network interface, its link to the switch, and "
-                                                 "whether something else ran there"))
+#: What to check for each kind of network-map finding (NETWORK_FINDINGS' attributes).
+_NETWORK_ACTIONS = {"slow_links": "check the cable, the switch ports and the network interfaces of the link {who}",
+                    "slow_nodes": "check {who}'s network interface, its link to the switch, and whether something "
+                                  "else ran there"}
 
 
 def network_map_problems(views: list[RecordView]) -> list[Problem]:
     """The slow links and slow nodes each network-map record names, with its evidence."""
     out = []
     for v in views:
-        if v.name != "network-map" or v.status != "ok":
-            continue
-        for kind, name, action in _NETWORK_FINDINGS:
-            found = getattr(v.record, kind, None)
-            if found is None:
-                found = getattr(getattr(v.record, "derived", None), kind, None)
-            for item in found or []:
+        for kind, name, _ in NETWORK_FINDINGS:
+            for item in network_findings(v, kind):
                 who = _who(item)
                 out.append(Problem(f"{name}{' ' + who if who else ''}: {_evidence(item)}",
-                                   action.format(who=who or "it names"), v.anchor))
+                                   _NETWORK_ACTIONS[kind].format(who=who or "it names"), v.anchor))
     return out
 
 

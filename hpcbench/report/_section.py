@@ -5,7 +5,7 @@ body of two of them in columns."""
 from __future__ import annotations
 
 from ._html import esc, items, tag
-from ._view import DISAGREES, RecordView
+from ._view import DISAGREES, NETWORK_FINDINGS, RecordView, network_findings
 
 
 def badge(status: str) -> str:
@@ -17,8 +17,10 @@ def _count(n: int, one: str, many: str, cls: str) -> str:
 
 
 def findings_counts(view: RecordView) -> str:
-    """'1 disagreement, 2 warnings' as HTML (empty when there are none)."""
-    parts = [_count(len(view.disagreements), "disagreement", "disagreements", "count-bad"),
+    """'1 disagreement, 2 warnings' (a network map's slow links and nodes
+    first) as HTML (empty when there are none)."""
+    parts = [_count(len(network_findings(view, kind)), one, many, "count-bad") for kind, one, many in NETWORK_FINDINGS]
+    parts += [_count(len(view.disagreements), "disagreement", "disagreements", "count-bad"),
              _count(len(view.warnings), "warning", "warnings", "count-warn"),
              _count(len(view.failed_fits), "failed fit", "failed fits", "count-warn"),
              _count(len(view.problems), "part not shown", "parts not shown", "count-warn")]

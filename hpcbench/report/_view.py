@@ -109,3 +109,19 @@ def draw_figure(view: RecordView) -> None:
     if bench is not None:
         alt = f"{view.name} on {view.node}: {view.title}"
         view.figure = _attempt(view.problems, "the figure", lambda: figure_html(bench.plot(view.record), alt), None)
+
+
+#: A network map's findings: the record's attribute, and what one and several are called.
+NETWORK_FINDINGS = (("slow_links", "slow link", "slow links"), ("slow_nodes", "slow node", "slow nodes"))
+
+
+def network_findings(view: RecordView, kind: str) -> list[Any]:
+    """The slow links or slow nodes (`kind`: an attribute of NETWORK_FINDINGS)
+    a finished network-map record names, on the record or its `derived`;
+    empty for any other record."""
+    if view.name != "network-map" or view.status != "ok":
+        return []
+    found = getattr(view.record, kind, None)
+    if found is None:
+        found = getattr(getattr(view.record, "derived", None), kind, None)
+    return list(found or [])
