@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from script_modules import load_benchmark
 
 from hpcbench import load
 
@@ -30,20 +31,7 @@ needs_gbench = pytest.mark.skipif(not os.path.isfile(GBENCH),
                                   reason="HPCBENCH_GBENCH_COMPARE does not name google/benchmark's tools/compare.py")
 
 
-def _load(name: str):
-    """A benchmarks/ module by path (the script imports build_peers as a sibling)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "benchmarks", f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_load("build_peers")
-bench = _load("bench_check_peers")
+bench = load_benchmark("bench_check_peers")
 
 
 def stream_copy(path, team: int = 0, kernel: int = 0, factor: float | None = None) -> str:

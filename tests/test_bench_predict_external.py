@@ -4,7 +4,6 @@ against the wavefront model): each code's input, the parsing of its output
 mapping of its input onto the model's and the prediction, each against a
 hand-computed answer. Nothing runs SNAP or LU; no measured figure is
 asserted."""
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -12,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from script_modules import load_benchmark
 
 from hpcbench.predict import NetworkProfile, Placement, Region
 
@@ -21,19 +21,7 @@ LU_SAMPLE = os.path.join(ROOT, "tests", "data", "lu", "lu-32x32x32-2ranks.out")
 US = 1e-6
 
 
-def _load(name: str):
-    """A benchmarks/ module by path (the scripts import build_peers as a sibling)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "benchmarks", f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_load("build_peers")
-bench = _load("bench_predict_external")
+bench = load_benchmark("bench_predict_external")
 SnapCase = bench.SnapCase
 #: The captured run: 32 x 32 x 16 on 2 x 1 ranks, chunk 2, 8 angles, 4 groups.
 SAMPLE_CASE = SnapCase(32, 32, 16, 2, 1, 2, 8, 4)
