@@ -51,6 +51,11 @@ def cli(tmp_path, *args):
     (["sideways"], "invalid choice"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path, args, names):
+    refused_in_one_line(tmp_path, args, names)
+
+
+def refused_in_one_line(tmp_path, args, names):
+    """The CLI refuses `args`: exit 2, nothing on stdout, one line on stderr that names `names`."""
     proc = cli(tmp_path, *args)
     lines = proc.stderr.splitlines()
     assert proc.returncode == 2 and proc.stdout == "", (proc.stdout, proc.stderr)

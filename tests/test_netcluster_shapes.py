@@ -17,15 +17,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "tools", "netcluster.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import netcluster  # noqa: E402
-from test_netcluster import machine  # noqa: E402, F401  (the fixture: root, namespaces, no cluster here)
+from test_netcluster import cli, machine, refused_in_one_line  # noqa: E402, F401  (machine: the fixture)
 
 RATE = 100_000_000          # bit/s of `plan(..., 100, ...)`
-
-
-def cli(tmp_path, *args):
-    """The CLI with an empty PATH: no ip, tc or mpiexec can run, so nothing can be created."""
-    env = dict(os.environ, PATH=str(tmp_path))
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, env=env)
 
 
 @pytest.fixture
@@ -219,10 +213,7 @@ def test_parse_slow_node_and_cpu_cap():
     (["up", "182", "--topology", "mesh"], "from 2 to 181"),
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path, args, names):
-    proc = cli(tmp_path, *args)
-    lines = proc.stderr.splitlines()
-    assert proc.returncode == 2 and proc.stdout == "", (proc.stdout, proc.stderr)
-    assert len(lines) == 1 and lines[0].startswith("netcluster: ") and names in lines[0], proc.stderr
+    refused_in_one_line(tmp_path, args, names)
 
 
 def test_describe_says_what_was_made(no_commands):
